@@ -1,0 +1,119 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { contract, headerNames, limits } from '@releases/contract';
+import { initServer, createExpressEndpoints } from '@ts-rest/express';
+import cors from 'cors';
+import express, { type Express } from 'express';
+import type { Store } from 'express-rate-limit';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import { authenticate, rejectFailedAuthentication } from './auth/authenticate.js';
+import type { KeyManager } from './auth/key-manager.js';
+import { CursorCodec } from './catalogue/cursor.js';
+import type { Clock } from './clock.js';
+import { serverRoot, type Config } from './config.js';
+import { exposedHeaders, publicReadPaths, requireJsonBody, unmatchedRoute } from './http-guards.js';
+import { requestLogger } from './logger.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { HttpProblem, problemHandler, validationProblem } from './problems.js';
+import { apiRateLimit } from './rate-limit.js';
+import { requestId } from './request-id.js';
+import { docsRoutes } from './routes/docs.js';
+import { sendPreserializedJson } from './routes/json-text.js';
+import { facetsRoutes } from './routes/facets.js';
+import { healthRoutes } from './routes/health.js';
+import { probesRoutes } from './routes/probes.js';
+import { releaseRoutes } from './routes/release.js';
+import type { Storage } from './storage/interface.js';
+
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
+/** Swagger UI's files, located without loading its 1 MB bundle into the server. */
+const swaggerUiAssets = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+
+export interface AppDeps {
+  config: Config;
+  storage: Storage;
+  keys: KeyManager;
+  logger: Logger;
+  clock: Clock;
+  /** Secret that signs page cursors; shared by every instance. */
+  cursorSecret: string;
+  rateLimitStore?: Store;
+  /** Reported by /readyz while the process drains. */
+  isShuttingDown?: () => boolean;
+}
+
+/** Builds the Express app. Listens on nothing: `main.ts` (or a test) does that. */
+export function createApp(deps: AppDeps): Express {
+  const { config, storage, logger, clock } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('query parser', 'simple');
+  app.set('etag', false);
+  sendPreserializedJson(app);
+
+  app.use(requestId);
+  app.use(requestLogger(logger));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          // Swagger UI sets inline styles and shows inline SVG/data: images.
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          imgSrc: ["'self'", 'data:'],
+          scriptSrc: ["'self'"],
+          connectSrc: ["'self'"],
+        },
+      },
+      strictTransportSecurity: config.publicUrl.startsWith('https:'),
+    }),
+  );
+  app.use(
+    publicReadPaths().map((p) => p.replace(/:(\w+)/g, ':$1')),
+    cors({
+      origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+      methods: ['GET', 'HEAD'],
+      allowedHeaders: [headerNames.apiKey, headerNames.requestId],
+      exposedHeaders,
+      maxAge: 600,
+    }),
+  );
+
+  app.use('/api/v1', requireJsonBody, express.json({ limit: limits.maxJsonBodyBytes, type: ['application/json', 'application/*+json'] }));
+  app.use('/api/v1', authenticate({ keys: deps.keys, storage, clock }), apiRateLimit(config, deps.rateLimitStore), rejectFailedAuthentication);
+
+  const openApiDocument = buildOpenApiDocument(config.publicUrl, version);
+  const server = initServer();
+  createExpressEndpoints(
+    contract,
+    server.router(contract, {
+      release: releaseRoutes({ config, storage, clock, cursors: new CursorCodec(deps.cursorSecret) }),
+      facets: facetsRoutes({ config, storage, clock }),
+      health: healthRoutes({ storage }),
+      openapi: { document: async () => ({ status: 200, body: openApiDocument }) },
+      docs: docsRoutes({ publicUrl: config.publicUrl }),
+      probes: probesRoutes({ storage, isShuttingDown: deps.isShuttingDown ?? (() => false) }),
+    }),
+    app,
+    {
+      logInitialization: false,
+      responseValidation: false,
+      requestValidationErrorHandler: (error, _req, _res, next) => {
+        if (error.pathParams) return next(validationProblem(error.pathParams, 'parameter'));
+        if (error.query) return next(validationProblem(error.query, 'parameter'));
+        if (error.headers) return next(validationProblem(error.headers, 'header'));
+        if (error.body) return next(validationProblem(error.body, 'pointer'));
+        next(new HttpProblem('invalid-request', 'The request is invalid.'));
+      },
+    },
+  );
+
+  app.use('/docs/assets', express.static(path.join(serverRoot, 'public', 'docs'), { index: false, maxAge: '1h' }));
+  app.use('/docs/assets', express.static(swaggerUiAssets, { index: false, maxAge: '1h' }));
+  app.use(unmatchedRoute());
+  app.use(problemHandler({ publicUrl: config.publicUrl, logger }));
+  return app;
+}

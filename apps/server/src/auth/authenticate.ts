@@ -1,0 +1,102 @@
+import { headerNames } from '@releases/contract';
+import type { RequestHandler, Response } from 'express';
+import type { Clock } from '../clock.js';
+import { HttpProblem } from '../problems.js';
+import type { Storage } from '../storage/interface.js';
+import { hashSecret } from './api-keys.js';
+import type { KeyManager, KeyVerification } from './key-manager.js';
+
+export type Principal =
+  | { kind: 'anonymous' }
+  | { kind: 'api-key'; keyId: string; ownerId: string | null }
+  | { kind: 'session'; userId: string; sessionId: string };
+
+const anonymous: Principal = { kind: 'anonymous' };
+
+/** Challenges sent with every 401, one per scheme the service accepts. */
+export const apiKeyChallenge = `ApiKey realm="releases", header="${headerNames.apiKey}"`;
+export const bearerChallenge = 'Bearer realm="releases"';
+
+/** Session tokens are 32 random bytes, base64url: 43 characters. */
+const sessionTokenShape = /^[A-Za-z0-9_-]{43}$/;
+
+export function unauthorized(detail: string, challenges: string[] = [apiKeyChallenge, bearerChallenge]): HttpProblem {
+  return new HttpProblem('unauthorized', detail, { headers: { 'www-authenticate': challenges.join(', ') } });
+}
+
+export const authMessages = {
+  missingApiKey: `This endpoint needs an API key: send it in the ${headerNames.apiKey} header.`,
+  missingCredential: `This endpoint needs a credential: an API key in the ${headerNames.apiKey} header, or a session.`,
+  malformed: 'The API key is malformed: keys are 42 characters, start with rls_ and contain only letters and digits.',
+  'bad-checksum': 'The API key does not pass its checksum: it was mistyped or cut short.',
+  unknown: 'The API key is not recognised.',
+  revoked: 'The API key has been revoked.',
+  expired: (at: string) => `The API key expired at ${at}.`,
+  malformedAuthorization: 'The Authorization header must be "Bearer <session token>".',
+  invalidSession: 'The session token is invalid or has expired. Sign in again.',
+} as const;
+
+export function keyFailureDetail(result: Extract<KeyVerification, { valid: false }>): string {
+  return result.reason === 'expired' ? authMessages.expired(result.expiredAt ?? 'an earlier time') : authMessages[result.reason];
+}
+
+export interface AuthLocals {
+  principal: Principal;
+  /** Set when a credential was sent but is not valid: answered with 401 after rate limiting counts it. */
+  authFailure?: HttpProblem;
+}
+
+export function authLocals(res: Response): AuthLocals {
+  return res.locals as AuthLocals;
+}
+
+/**
+ * Identifies the caller from `x-api-key` or `Authorization: Bearer`. A credential that is present but
+ * invalid is a failure, never a silent downgrade to anonymous. The 401 itself is raised by
+ * `rejectFailedAuthentication`, after the rate limiter has counted the attempt against the caller's IP.
+ */
+export function authenticate(deps: { keys: KeyManager; storage: Storage; clock: Clock }): RequestHandler {
+  return async (req, res, next) => {
+    const locals = authLocals(res);
+    locals.principal = anonymous;
+    try {
+      const apiKey = req.headers[headerNames.apiKey];
+      if (apiKey !== undefined) {
+        const key = Array.isArray(apiKey) ? '' : apiKey.trim();
+        const result = await deps.keys.verify(key);
+        if (result.valid) locals.principal = { kind: 'api-key', keyId: result.keyId, ownerId: result.ownerId };
+        else locals.authFailure = unauthorized(keyFailureDetail(result));
+        return next();
+      }
+      const authorization = req.headers.authorization;
+      if (authorization !== undefined) {
+        const match = /^Bearer +(\S+) *$/i.exec(authorization);
+        if (!match || !sessionTokenShape.test(match[1]!)) {
+          locals.authFailure = unauthorized(authMessages.malformedAuthorization);
+          return next();
+        }
+        const session = await deps.storage.findSessionByTokenHash(hashSecret(match[1]!));
+        const now = deps.clock.now();
+        if (!session || Date.parse(session.idleExpiresAt) <= now || Date.parse(session.absoluteExpiresAt) <= now) {
+          locals.authFailure = unauthorized(authMessages.invalidSession);
+          return next();
+        }
+        locals.principal = { kind: 'session', userId: session.userId, sessionId: session.id };
+      }
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export const rejectFailedAuthentication: RequestHandler = (_req, res, next) => {
+  next(authLocals(res).authFailure);
+};
+
+/** For routes that need an API key specifically (the health check). */
+export function requireApiKey(res: Response): Extract<Principal, { kind: 'api-key' }> {
+  const principal = authLocals(res).principal;
+  if (principal.kind !== 'api-key') throw unauthorized(authMessages.missingApiKey, [apiKeyChallenge]);
+  return principal;
+}

@@ -1,0 +1,83 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { limits, type SortOrder } from '@releases/contract';
+import type { ReleaseFilterKeys, ReleasePosition } from '../storage/interface.js';
+
+/**
+ * Page cursors: opaque to clients, tamper-evident, and bound to the filters and sort they were made with.
+ *
+ * Wire form: `base64url(JSON [version, fingerprint, release_date, id])` + `.` + `base64url(HMAC-SHA256)[0..16 bytes]`.
+ * The MAC (keyed by a server secret shared by every instance) catches any change; the fingerprint of the
+ * normalized filters and sort tells "altered" apart from "made for another query", so each gets its own message.
+ */
+const cursorVersion = 1;
+const macBytes = 16;
+
+export type CursorError = 'malformed' | 'tampered' | 'mismatch';
+
+export class CursorDecodeError extends Error {
+  override readonly name = 'CursorDecodeError';
+  constructor(readonly reason: CursorError) {
+    super(reason);
+  }
+}
+
+export interface CursorQuery {
+  filters: ReleaseFilterKeys;
+  sort: SortOrder;
+}
+
+/** A short, stable digest of what a cursor is bound to. Values are already lowercase and distinct. */
+export function queryFingerprint(query: CursorQuery): string {
+  const canonical = JSON.stringify([
+    query.sort,
+    [...query.filters.vocaloid_banks].sort(),
+    [...query.filters.genres].sort(),
+    [...query.filters.languages].sort(),
+  ]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
+}
+
+export class CursorCodec {
+  constructor(private readonly secret: string) {}
+
+  private mac(payload: string): Buffer {
+    return createHmac('sha256', this.secret).update(payload).digest().subarray(0, macBytes);
+  }
+
+  encode(position: ReleasePosition, query: CursorQuery): string {
+    const payload = Buffer.from(
+      JSON.stringify([cursorVersion, queryFingerprint(query), position.releaseDate, position.id]),
+    ).toString('base64url');
+    return `${payload}.${this.mac(payload).toString('base64url')}`;
+  }
+
+  /** Decodes a cursor for this query, or throws `CursorDecodeError`. Never throws anything else. */
+  decode(cursor: string, query: CursorQuery): ReleasePosition {
+    if (cursor.length > limits.maxCursorLength) throw new CursorDecodeError('malformed');
+    const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor);
+    if (!match) throw new CursorDecodeError('malformed');
+    const [, payload, mac] = match as unknown as [string, string, string];
+    const given = Buffer.from(mac, 'base64url');
+    const expected = this.mac(payload);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new CursorDecodeError('tampered');
+
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw new CursorDecodeError('malformed');
+    }
+    if (
+      !Array.isArray(decoded) ||
+      decoded.length !== 4 ||
+      decoded[0] !== cursorVersion ||
+      typeof decoded[1] !== 'string' ||
+      typeof decoded[2] !== 'string' ||
+      typeof decoded[3] !== 'string'
+    ) {
+      throw new CursorDecodeError('malformed');
+    }
+    if (decoded[1] !== queryFingerprint(query)) throw new CursorDecodeError('mismatch');
+    return { releaseDate: decoded[2], id: decoded[3] };
+  }
+}

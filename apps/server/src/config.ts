@@ -1,0 +1,125 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+/** The server package's own folder, so defaults do not depend on the directory `pnpm` was run from. */
+export const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, 'must be a duration such as 500ms, 30s, 15m, 12h or 7d')
+  .transform(parseDuration);
+
+const positiveInt = z.coerce.number().int().positive();
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'], { errorMap: () => ({ message: 'must be true or false' }) })
+  .transform((value) => value === 'true' || value === '1');
+
+const EnvironmentSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((value) => /^https?:\/\//.test(value), 'must be an http or https URL')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default('http://localhost:3000'),
+  DATABASE_URL: z
+    .string()
+    .refine((value) => value.startsWith('file:') || /^postgres(ql)?:\/\//.test(value), {
+      message: 'must be file:<path>, file::memory: or postgres://...',
+    })
+    .default(`file:${path.join(serverRoot, 'data', 'releases.db')}`),
+  REDIS_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RELEASES_AUTH: z.enum(['optional', 'required']).default('optional'),
+  RATE_LIMIT_WINDOW: duration.default('1m'),
+  RATE_LIMIT_ANONYMOUS: positiveInt.default(60),
+  RATE_LIMIT_API_KEY: positiveInt.default(600),
+  RATE_LIMIT_SESSION: positiveInt.default(600),
+  RATE_LIMIT_AUTH: positiveInt.default(10),
+  KEY_MANAGER: z.enum(['local']).default('local'),
+  KEY_CACHE_TTL: duration.default('5s'),
+  SESSION_IDLE_TTL: duration.default('7d'),
+  SESSION_ABSOLUTE_TTL: duration.default('30d'),
+  ALLOW_SIGNUP: booleanFlag.default('true'),
+  CORS_ORIGINS: z
+    .string()
+    .default('*')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    ),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value): boolean | number | string => {
+      if (value === 'true') return true;
+      if (value === 'false') return false;
+      return /^\d+$/.test(value) ? Number(value) : value;
+    }),
+  CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SHUTDOWN_TIMEOUT: duration.default('10s'),
+});
+
+export type Config = ReturnType<typeof toConfig>;
+
+function toConfig(env: z.output<typeof EnvironmentSchema>) {
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    publicUrl: env.PUBLIC_URL,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    logLevel: env.LOG_LEVEL,
+    authMode: env.RELEASES_AUTH,
+    rateLimits: {
+      windowMs: env.RATE_LIMIT_WINDOW,
+      anonymous: env.RATE_LIMIT_ANONYMOUS,
+      apiKey: env.RATE_LIMIT_API_KEY,
+      session: env.RATE_LIMIT_SESSION,
+      auth: env.RATE_LIMIT_AUTH,
+    },
+    keyManager: env.KEY_MANAGER,
+    keyCacheTtlMs: env.KEY_CACHE_TTL,
+    sessions: { idleTtlMs: env.SESSION_IDLE_TTL, absoluteTtlMs: env.SESSION_ABSOLUTE_TTL },
+    allowSignup: env.ALLOW_SIGNUP,
+    corsOrigins: env.CORS_ORIGINS,
+    trustProxy: env.TRUST_PROXY,
+    cursorSecret: env.CURSOR_SECRET,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
+  };
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads the environment once, at boot. A bad value stops the process with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Treat empty variables (`PORT=`) as unset, the way shells and .env files usually mean them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = EnvironmentSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return toConfig(parsed.data);
+}
+
+/** A config for tests and tools: defaults, with overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'file::memory:', LOG_LEVEL: 'silent' }), ...overrides };
+}
+
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  if (!match) throw new Error(`not a duration: ${text}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}

@@ -1,0 +1,60 @@
+import { contract, headerNames, type RouteMetadata } from '@releases/contract';
+import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
+import type { RequestHandler } from 'express';
+import { HttpProblem } from './problems.js';
+
+/** Every route of the contract, flattened. */
+export function contractRoutes(router: AppRouter = contract): AppRoute[] {
+  return Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : contractRoutes(entry as AppRouter)));
+}
+
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}
+
+/**
+ * Answers what no route matched: 405 with `Allow` when the path exists under another method, else 404.
+ * Built from the contract, so it can never disagree with the routes.
+ */
+export function unmatchedRoute(): RequestHandler {
+  const patterns = contractRoutes().map((route) => ({ pattern: pathPattern(route.path), method: route.method }));
+  return (req, _res, next) => {
+    const methods = new Set<string>(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method));
+    if (methods.size > 0) {
+      if (methods.has('GET')) methods.add('HEAD');
+      const allow = [...methods].sort().join(', ');
+      return next(
+        new HttpProblem('method-not-allowed', `${req.method} is not supported here. Use ${allow}.`, {
+          headers: { allow },
+        }),
+      );
+    }
+    next(new HttpProblem('not-found', `There is nothing at ${req.method} ${req.path}. The API reference is at /docs.`));
+  };
+}
+
+const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Bodies, when sent, must be JSON (415 otherwise); checked before parsing so nothing else reads them. */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (!hasBody || !bodyMethods.has(req.method)) return next();
+  if (!req.is(['application/json', 'application/*+json'])) {
+    const sent = req.headers['content-type'] ?? 'none';
+    return next(new HttpProblem('unsupported-media-type', `Request bodies must be application/json; got ${sent}.`));
+  }
+  next();
+};
+
+/** Paths of routes any origin may read (CORS), from the contract's metadata. */
+export function publicReadPaths(): string[] {
+  return contractRoutes()
+    .filter((route) => (route.metadata as RouteMetadata | undefined)?.publicRead)
+    .map((route) => route.path);
+}
+
+export const exposedHeaders = [headerNames.requestId, headerNames.link, headerNames.rateLimit, headerNames.rateLimitPolicy, headerNames.retryAfter];

@@ -1,0 +1,61 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import { seedOnFirstRun } from './catalogue/first-run.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { openServices } from './services.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const services = await openServices(config, logger);
+  await seedOnFirstRun(services, logger);
+
+  let shuttingDown = false;
+  const app = createApp({ ...services, logger, isShuttingDown: () => shuttingDown });
+  const server: Server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  logger.info({ url: config.publicUrl, port: config.port, database: config.databaseUrl.split(':')[0] }, 'listening');
+
+  const shutdown = (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets; force after the timeout.
+    const force = setTimeout(() => {
+      logger.warn('shutdown timeout: closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    server.close(async () => {
+      await services.storage.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
+      logger.info('stopped');
+      logger.flush();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (error instanceof Error && error.cause) process.stderr.write(`  cause: ${String(error.cause)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,191 @@
+import {
+  headerNames,
+  problemContentType,
+  problemKinds,
+  problemTypeUri,
+  type Problem,
+  type ProblemError,
+  type ProblemKind,
+} from '@releases/contract';
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { ZodError, type ZodIssue } from 'zod';
+import { StorageUnavailableError } from './storage/errors.js';
+
+export interface ProblemOptions {
+  errors?: ProblemError[];
+  /** Response headers that belong to this problem (`WWW-Authenticate`, `Allow`, `Retry-After`). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * The one error type of the server. Routes and middleware throw it; the terminal handler below is the only
+ * code that writes an error body.
+ */
+export class HttpProblem extends Error {
+  override readonly name = 'HttpProblem';
+  readonly status: number;
+  readonly errors: ProblemError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    options: ProblemOptions = {},
+  ) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = problemKinds[kind].status;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** Seconds a client should wait before retrying after a 503. */
+export const serviceUnavailableRetryAfterSeconds = 5;
+
+export function serviceUnavailable(detail: string, cause?: unknown): HttpProblem {
+  return new HttpProblem('service-unavailable', detail, {
+    headers: { 'retry-after': String(serviceUnavailableRetryAfterSeconds) },
+    cause,
+  });
+}
+
+/** Describes a zod issue for a person: `limit: must be an integer from 1 to 100`. */
+function issueDetail(issue: ZodIssue): string {
+  if (issue.code === 'invalid_type' && issue.received === 'undefined') return 'is required';
+  if (issue.code === 'invalid_type' && issue.expected === 'string' && issue.received === 'array') {
+    return 'may be given only once';
+  }
+  return issue.message;
+}
+
+type IssueLocation = 'parameter' | 'pointer' | 'header';
+
+/** Turns zod issues into the `errors` member: one entry per parameter, body field or header. */
+export function issuesToErrors(error: ZodError, location: IssueLocation): ProblemError[] {
+  const errors: ProblemError[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const where = location === 'pointer' ? `/${escapePointer(key)}` : key;
+        errors.push({ [location]: where, detail: `is not a known ${location === 'pointer' ? 'field' : location}` });
+      }
+      continue;
+    }
+    const where =
+      location === 'pointer' ? '/' + issue.path.map((p) => escapePointer(String(p))).join('/') : issue.path.join('.');
+    errors.push({ [location]: where, detail: issueDetail(issue) });
+  }
+  return errors;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** A one-line summary of validation errors for `detail`. */
+export function summarizeErrors(errors: ProblemError[]): string {
+  const parts = errors.map((e) => {
+    const where = e.parameter ?? e.pointer ?? e.header;
+    return where ? `${where} ${e.detail}` : e.detail;
+  });
+  return parts.length === 1 ? `${parts[0]}.` : `${parts.length} problems: ${parts.join('; ')}.`;
+}
+
+export function validationProblem(error: ZodError, location: IssueLocation): HttpProblem {
+  const errors = issuesToErrors(error, location);
+  return new HttpProblem('invalid-request', summarizeErrors(errors), { errors });
+}
+
+interface BodyParserError {
+  type: string;
+  status?: number;
+  limit?: number;
+  charset?: string;
+  encoding?: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string';
+}
+
+/** Maps errors we did not raise ourselves (body parsing, storage outages) to problems. */
+export function toHttpProblem(error: unknown): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof StorageUnavailableError) {
+    return serviceUnavailable('The database is not answering. Try again shortly.', error);
+  }
+  if (error instanceof ZodError) return validationProblem(error, 'pointer');
+  if (isBodyParserError(error)) {
+    switch (error.type) {
+      case 'entity.too.large':
+        return new HttpProblem('payload-too-large', `The request body is larger than ${error.limit ?? 'the limit of'} bytes.`, {
+          cause: error,
+        });
+      case 'entity.parse.failed':
+        return new HttpProblem('invalid-request', 'The request body is not valid JSON.', { cause: error });
+      case 'charset.unsupported':
+        return new HttpProblem('unsupported-media-type', `The charset ${JSON.stringify(error.charset)} is not supported; send UTF-8.`, {
+          cause: error,
+        });
+      case 'encoding.unsupported':
+        return new HttpProblem('unsupported-media-type', `The content encoding ${JSON.stringify(error.encoding)} is not supported.`, {
+          cause: error,
+        });
+      case 'request.aborted':
+      case 'request.size.invalid':
+        return new HttpProblem('invalid-request', 'The request body ended early or did not match its Content-Length.', {
+          cause: error,
+        });
+    }
+  }
+  return new HttpProblem('internal-error', 'The server failed to handle this request.', { cause: error });
+}
+
+export interface ProblemWriterContext {
+  publicUrl: string;
+  requestId: string | undefined;
+}
+
+export function problemBody(problem: HttpProblem, context: ProblemWriterContext): Problem {
+  const body: Problem = {
+    type: problemTypeUri(context.publicUrl, problem.kind),
+    title: problemKinds[problem.kind].title,
+    status: problem.status,
+    detail: problem.detail,
+  };
+  if (context.requestId) body.instance = `urn:uuid:${context.requestId}`;
+  if (problem.errors) body.errors = problem.errors;
+  return body;
+}
+
+export function sendProblem(res: Response, problem: HttpProblem, context: ProblemWriterContext): void {
+  res.status(problem.status);
+  for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+  // Error bodies are never cached: they describe one request.
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('content-type', `${problemContentType}; charset=utf-8`);
+  res.send(JSON.stringify(problemBody(problem, context)));
+}
+
+/**
+ * The terminal error middleware: every error of every route ends here and leaves as problem+json.
+ * 5xx are logged with their cause; nothing internal reaches the body.
+ */
+export function problemHandler({ publicUrl, logger }: { publicUrl: string; logger: Logger }): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const problem = toHttpProblem(error);
+    const requestLog = (req as { log?: Logger }).log ?? logger;
+    if (problem.status >= 500) {
+      requestLog.error({ err: problem.cause ?? problem, kind: problem.kind }, 'request failed');
+    }
+    if (res.headersSent) {
+      // Too late for a problem body: end the connection so the client sees a failure, not a truncated 200.
+      res.destroy();
+      return;
+    }
+    const requestId = res.getHeader(headerNames.requestId);
+    sendProblem(res, problem, { publicUrl, requestId: typeof requestId === 'string' ? requestId : undefined });
+  };
+}

@@ -1,0 +1,86 @@
+import { contract, limits, defaultSortOrder, headerNames, type ReleaseListQuery } from '@releases/contract';
+import type { AppRouteImplementation } from '@ts-rest/express';
+import { authLocals, authMessages, unauthorized } from '../auth/authenticate.js';
+import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { HttpProblem } from '../problems.js';
+import type { ReleaseFilterKeys, ReleasePosition, Storage } from '../storage/interface.js';
+import { preserialized } from './json-text.js';
+
+export interface ReleaseRouteDeps {
+  config: Config;
+  storage: Storage;
+  clock: Clock;
+  cursors: CursorCodec;
+}
+
+const cursorMessages = {
+  malformed: 'The cursor is not one this service issued. Use data.pagination from a previous response as is.',
+  tampered: 'The cursor has been altered. Use data.pagination from a previous response as is.',
+  mismatch:
+    'The cursor belongs to a different query: send the same vocaloid_banks, genres, languages and sort that produced it, or start again without a cursor.',
+} as const;
+
+function filterKeys(query: ReleaseListQuery): ReleaseFilterKeys {
+  const keys = (values: string[]) => values.map((value) => value.toLowerCase());
+  return { vocaloid_banks: keys(query.vocaloid_banks), genres: keys(query.genres), languages: keys(query.languages) };
+}
+
+/** The absolute URL of the next page, with the filters as the client sent them (after normalisation). */
+function nextPageUrl(publicUrl: string, query: ReleaseListQuery, cursor: string): string {
+  const params = new URLSearchParams();
+  for (const name of ['vocaloid_banks', 'genres', 'languages'] as const) {
+    if (query[name].length > 0) params.set(name, query[name].join(','));
+  }
+  if (query.limit !== limits.defaultPageSize) params.set('limit', String(query.limit));
+  if (query.sort !== defaultSortOrder) params.set('sort', query.sort);
+  params.set('cursor', cursor);
+  return `${publicUrl}/api/v1/release?${params.toString()}`;
+}
+
+export function requireCallerIfConfigured(config: Config, res: Parameters<typeof authLocals>[0]): void {
+  if (config.authMode === 'required' && authLocals(res).principal.kind === 'anonymous') {
+    throw unauthorized(authMessages.missingCredential);
+  }
+}
+
+export function releaseRoutes(deps: ReleaseRouteDeps): {
+  list: AppRouteImplementation<typeof contract.release.list>;
+  get: AppRouteImplementation<typeof contract.release.get>;
+} {
+  return {
+    list: async ({ query, res }) => {
+      requireCallerIfConfigured(deps.config, res);
+      const filters = filterKeys(query);
+      let after: ReleasePosition | undefined;
+      if (query.cursor !== undefined) {
+        try {
+          after = deps.cursors.decode(query.cursor, { filters, sort: query.sort });
+        } catch (error) {
+          if (error instanceof CursorDecodeError) {
+            throw new HttpProblem('invalid-cursor', cursorMessages[error.reason], {
+              errors: [{ parameter: 'cursor', detail: cursorMessages[error.reason] }],
+            });
+          }
+          throw error;
+        }
+      }
+      const page = await deps.storage.listReleases({ filters, sort: query.sort, limit: query.limit, after });
+      const nextCursor = page.next ? deps.cursors.encode(page.next, { filters, sort: query.sort }) : '';
+      if (nextCursor) res.setHeader(headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`);
+      const generatedAt = new Date(deps.clock.now()).toISOString();
+      const json =
+        `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +
+        `"pagination":${JSON.stringify(nextCursor)},"generated_at":"${generatedAt}"}}`;
+      return { status: 200, body: preserialized(json) };
+    },
+
+    get: async ({ params, res }) => {
+      requireCallerIfConfigured(deps.config, res);
+      const doc = await deps.storage.getReleaseJson(params.id);
+      if (doc === undefined) throw new HttpProblem('not-found', `There is no release with the id ${params.id}.`);
+      return { status: 200, body: preserialized(`{"success":true,"data":${doc}}`) };
+    },
+  };
+}

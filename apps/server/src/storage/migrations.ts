@@ -1,0 +1,113 @@
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/**
+ * One set of migrations for SQLite and PostgreSQL. Append new ones; never edit one that has shipped.
+ * Types are kept to the common subset (text, integer); `WITHOUT ROWID` is SQLite's clustered table.
+ */
+function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migration> {
+  const clustered = dialect === 'sqlite' ? sql`without rowid` : sql``;
+  return {
+    '0001_catalogue': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('releases')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('artist', 'text', (c) => c.notNull())
+          .addColumn('release_date', 'text', (c) => c.notNull())
+          .addColumn('release_type', 'text', (c) => c.notNull())
+          .addColumn('track_count', 'integer', (c) => c.notNull())
+          .addColumn('cover_url', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addColumn('doc', 'text', (c) => c.notNull())
+          .execute();
+        // Unfiltered pages walk this index in either direction.
+        await db.schema.createIndex('releases_by_date').on('releases').columns(['release_date', 'id']).execute();
+
+        await db.schema
+          .createTable('release_tags')
+          .addColumn('kind', 'integer', (c) => c.notNull())
+          .addColumn('value_key', 'text', (c) => c.notNull())
+          .addColumn('release_date', 'text', (c) => c.notNull())
+          .addColumn('release_id', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('release_tags_pk', ['kind', 'value_key', 'release_date', 'release_id'])
+          .modifyEnd(clustered)
+          .execute();
+        // Checks "does this release also match filter B" and finds a release's tags on update.
+        await db.schema
+          .createIndex('release_tags_by_release')
+          .on('release_tags')
+          .columns(['release_id', 'kind', 'value_key'])
+          .execute();
+
+        await db.schema
+          .createTable('facet_values')
+          .addColumn('kind', 'integer', (c) => c.notNull())
+          .addColumn('value_key', 'text', (c) => c.notNull())
+          .addColumn('display', 'text', (c) => c.notNull())
+          .addColumn('release_count', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('facet_values_pk', ['kind', 'value_key'])
+          .execute();
+
+        await db.schema
+          .createTable('catalogue_state')
+          .addColumn('id', 'integer', (c) => c.primaryKey())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db
+          .insertInto('catalogue_state' as never)
+          .values({ id: 1, version: 0, updated_at: new Date(0).toISOString() } as never)
+          .execute();
+      },
+    },
+    '0002_accounts_and_keys': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('users')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('email', 'text', (c) => c.notNull().unique())
+          .addColumn('password_hash', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('owner_id', 'text', (c) => c.references('users.id').onDelete('cascade'))
+          .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('display_start', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'text')
+          .addColumn('revoked_at', 'text')
+          .addColumn('last_used_at', 'text')
+          .execute();
+        await db.schema.createIndex('api_keys_by_owner').on('api_keys').columns(['owner_id', 'created_at']).execute();
+
+        await db.schema
+          .createTable('sessions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+          .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('last_seen_at', 'text', (c) => c.notNull())
+          .addColumn('idle_expires_at', 'text', (c) => c.notNull())
+          .addColumn('absolute_expires_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('sessions_by_user').on('sessions').columns(['user_id']).execute();
+
+        await db.schema
+          .createTable('server_secrets')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
+  };
+}
+
+export function migrationProvider(dialect: 'sqlite' | 'postgres'): MigrationProvider {
+  return { getMigrations: async () => migrations(dialect) };
+}

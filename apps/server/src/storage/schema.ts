@@ -1,0 +1,88 @@
+/** Table types for Kysely. Timestamps are ISO 8601 text in both dialects; `release_date` is `YYYY-MM-DD`. */
+export interface ReleasesTable {
+  id: string;
+  title: string;
+  artist: string;
+  release_date: string;
+  release_type: string;
+  track_count: number;
+  cover_url: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The release exactly as the API returns it, serialized once at write time. */
+  doc: string;
+}
+
+/** Kinds of `release_tags`, stored as small integers to keep the index narrow. */
+export const tagKinds = { vocaloid_banks: 1, genres: 2, languages: 3 } as const;
+export type TagKind = (typeof tagKinds)[keyof typeof tagKinds];
+
+/**
+ * One row per (release, filter value). `release_date` is copied here so that one index range per value is
+ * already in page order: a filter walks only its own matches, newest first, and stops at the page size.
+ */
+export interface ReleaseTagsTable {
+  kind: number;
+  value_key: string;
+  release_date: string;
+  release_id: string;
+}
+
+/** Each filter value with its display spelling and release count (the facets). */
+export interface FacetValuesTable {
+  kind: number;
+  value_key: string;
+  display: string;
+  release_count: number;
+}
+
+export interface CatalogueStateTable {
+  id: number;
+  version: number;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  owner_id: string | null;
+  key_hash: string;
+  display_start: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: string;
+  last_seen_at: string;
+  idle_expires_at: string;
+  absolute_expires_at: string;
+}
+
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  releases: ReleasesTable;
+  release_tags: ReleaseTagsTable;
+  facet_values: FacetValuesTable;
+  catalogue_state: CatalogueStateTable;
+  api_keys: ApiKeysTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  server_secrets: ServerSecretsTable;
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, startTestServer, type TestServer } from './harness.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ releases: 'none' });
+});
+afterAll(() => server.close());
+
+describe('headers on every response', () => {
+  it('echoes a valid x-request-id and generates one otherwise', async () => {
+    const id = randomUUID();
+    expect((await server.get('/api/v1/release', { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toBe(id);
+    const replaced = await server.get('/api/v1/release', { headers: { 'x-request-id': '<script>' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    for (const path of ['/livez', '/nope', '/docs', '/problems/not-found']) {
+      expect((await server.get(path)).headers.get('x-request-id'), path).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('sends security headers and no x-powered-by', async () => {
+    const response = await server.get('/api/v1/release');
+    expect(response.headers.get('x-powered-by')).toBeNull();
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+
+  it('allows other origins to read the public GETs only', async () => {
+    const origin = { headers: { origin: 'https://example.org' } };
+    expect((await server.get('/api/v1/release', origin)).headers.get('access-control-allow-origin')).toBe('*');
+    expect((await server.get('/api/v1/facets', origin)).headers.get('access-control-allow-origin')).toBe('*');
+    expect((await server.get('/api/v1/health', origin)).headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await server.get('/api/v1/release', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('x-api-key');
+  });
+});
+
+describe('probes, docs and problem pages', () => {
+  it('livez and readyz answer "OK" with no data', async () => {
+    for (const path of ['/livez', '/readyz']) {
+      const response = await server.get(path);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe('"OK"');
+    }
+  });
+
+  it('serves the interactive reference and its assets', async () => {
+    const page = await server.get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    for (const asset of html.match(/\/docs\/assets\/[\w.-]+/g) ?? []) {
+      expect((await server.get(asset)).status, asset).toBe(200);
+    }
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+  });
+
+  it('resolves every problem type URI to a page', async () => {
+    const { problemKindNames } = await import('@releases/contract');
+    for (const kind of problemKindNames) {
+      const response = await server.get(`/problems/${kind}`);
+      expect(response.status, kind).toBe(200);
+      expect(await response.text()).toContain('<h1>');
+    }
+    await expectProblem(await server.get('/problems/no-such-kind'), 'not-found', 404);
+  });
+});

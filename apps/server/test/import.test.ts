@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverRoot } from '../src/config.js';
+import { sampleReleases } from './harness.js';
+
+const run = promisify(execFile);
+const cli = path.join(serverRoot, 'dist', 'cli', 'main.js');
+let folder: string;
+let env: NodeJS.ProcessEnv;
+
+async function pnpmCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [cli, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+function count(table: string): number {
+  const db = new BetterSqlite3(path.join(folder, 'db.sqlite'), { readonly: true });
+  try {
+    return (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(() => {
+  if (!existsSync(cli)) throw new Error('build the server first (pnpm build): the CLI is tested as users run it');
+  folder = mkdtempSync(path.join(tmpdir(), 'releases-cli-'));
+  env = { ...process.env, DATABASE_URL: `file:${path.join(folder, 'db.sqlite')}`, NODE_ENV: 'test', LOG_LEVEL: 'warn' };
+});
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('cli import', () => {
+  it('imports a JSON array, then upserts by id', async () => {
+    const releases = (await sampleReleases()).slice(0, 10);
+    const file = path.join(folder, 'ten.json');
+    writeFileSync(file, JSON.stringify(releases));
+    const first = await pnpmCli('import', file, '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ inserted: 10, updated: 0 });
+
+    const changed = releases.slice(0, 3).map((r) => ({ ...r, title: `${r.title} (remaster)` }));
+    const jsonl = path.join(folder, 'changed.jsonl');
+    writeFileSync(jsonl, changed.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const second = await pnpmCli('import', jsonl, '--json');
+    expect(JSON.parse(second.stdout)).toEqual({ inserted: 0, updated: 3 });
+    expect(count('releases')).toBe(10);
+  });
+
+  it('changes nothing when one row is bad, and names the row', async () => {
+    const before = count('releases');
+    const tagsBefore = count('release_tags');
+    const releases = (await sampleReleases()).slice(20, 30).map((r) => ({ ...r }));
+    (releases[6] as Record<string, unknown>).release_date = '2021-02-30';
+    const file = path.join(folder, 'bad.json');
+    writeFileSync(file, JSON.stringify(releases));
+    const result = await pnpmCli('import', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('row 7: /release_date must be a real calendar date');
+    expect(result.stderr).toContain('Nothing was imported');
+    expect(count('releases')).toBe(before);
+    expect(count('release_tags')).toBe(tagsBefore);
+  });
+
+  it('reports bad JSON Lines by line number', async () => {
+    const file = path.join(folder, 'bad.jsonl');
+    const good = JSON.stringify((await sampleReleases())[40]);
+    writeFileSync(file, `${good}\n{"id": "rel_broken",\n${good}\n`);
+    const result = await pnpmCli('import', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('row 2: is not valid JSON');
+  });
+
+  it('keys create --json prints one object with the key; list and revoke work', async () => {
+    const created = await pnpmCli('keys', 'create', '--name', 'ci', '--expires-in', '30d', '--json');
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout) as { id: string; key: string; name: string; expiresAt: string };
+    expect(key.key).toMatch(/^rls_[0-9A-Za-z]{38}$/);
+    expect(key.name).toBe('ci');
+    const listed = JSON.parse((await pnpmCli('keys', 'list', '--json')).stdout) as { keys: Array<Record<string, unknown>> };
+    expect(listed.keys.map((k) => k.id)).toContain(key.id);
+    expect(JSON.stringify(listed)).not.toContain(key.key);
+    expect((await pnpmCli('keys', 'revoke', key.id)).code).toBe(0);
+    expect((await pnpmCli('keys', 'revoke', key.id)).code).toBe(1);
+  });
+
+  it('seed --synthetic is deterministic', async () => {
+    const seeded = await pnpmCli('seed', '--synthetic', '300', '--seed', '9', '--json');
+    expect(JSON.parse(seeded.stdout)).toEqual({ loaded: 300, seed: 9 });
+    expect(seeded.stderr).toContain('300/300');
+  });
+
+  it('explains usage errors', async () => {
+    const result = await pnpmCli('keys', 'create');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('keys create needs --name');
+  });
+});

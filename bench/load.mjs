@@ -1,0 +1,56 @@
+// Closed-loop HTTP load generator, run as its own process so it never shares a core's event loop with the
+// server it measures. Keep-alive connections; each worker sends the next path as soon as the last answer is
+// read. Bounded by time and by request count. Prints one JSON object.
+import http from 'node:http';
+
+const { baseUrl, paths, connections, durationMs, warmupMs, maxRequests } = JSON.parse(process.argv[2]);
+const target = new URL(baseUrl);
+const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+
+function get(path) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.get({ host: target.hostname, port: target.port, path, agent }, (response) => {
+      response.on('data', () => {});
+      response.on('end', () => resolve({ status: response.statusCode, ms: performance.now() - started }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+let next = 0;
+const latencies = [];
+let errors = 0;
+let non2xx = 0;
+let recording = false;
+let sent = 0;
+
+async function worker(until) {
+  while (performance.now() < until && sent < maxRequests) {
+    const path = paths[next++ % paths.length];
+    sent++;
+    try {
+      const { status, ms } = await get(path);
+      if (!recording) continue;
+      if (status < 200 || status >= 300) non2xx++;
+      latencies.push(ms);
+    } catch {
+      if (recording) errors++;
+    }
+  }
+}
+
+const warmupEnd = performance.now() + warmupMs;
+await Promise.all(Array.from({ length: connections }, () => worker(warmupEnd)));
+recording = true;
+sent = 0;
+const started = performance.now();
+await Promise.all(Array.from({ length: connections }, () => worker(started + durationMs)));
+const elapsed = (performance.now() - started) / 1000;
+latencies.sort((a, b) => a - b);
+const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+agent.destroy();
+process.stdout.write(
+  JSON.stringify({ requests: latencies.length, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99), errors, non2xx }),
+);

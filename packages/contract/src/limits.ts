@@ -1,0 +1,29 @@
+/**
+ * Every number that more than one package needs. Server, SDK, web app and tests import these;
+ * none of them writes the number again.
+ */
+export const limits = {
+  /** Default page size of `GET /api/v1/release`. */
+  defaultPageSize: 20,
+  /** Largest page size a client may ask for. */
+  maxPageSize: 100,
+  /** Most values one comma-separated filter may carry. */
+  maxFilterValues: 20,
+  /** Longest single filter value, in characters. */
+  maxFilterValueLength: 64,
+  /** Longest cursor the server will try to decode. */
+  maxCursorLength: 512,
+  /** Largest JSON request body, in bytes. */
+  maxJsonBodyBytes: 16 * 1024,
+} as const;
+
+export const sortOrders = ['-release_date', 'release_date'] as const;
+export type SortOrder = (typeof sortOrders)[number];
+export const defaultSortOrder: SortOrder = '-release_date';
+
+export const releaseTypes = ['single', 'album', 'ep', 'compilation'] as const;
+export type ReleaseType = (typeof releaseTypes)[number];
+
+/** The query parameters of `GET /api/v1/release` that hold comma-separated lists. */
+export const releaseFilterParameters = ['vocaloid_banks', 'genres', 'languages'] as const;
+export type ReleaseFilterParameter = (typeof releaseFilterParameters)[number];

@@ -1,0 +1,9 @@
+/**
+ * The schema-free part of the contract: limits, header names, problem kinds, the API key format and the
+ * comma-list rules. The SDK imports only this entry point, so a browser bundle carries no zod.
+ */
+export * from './api-key-format.js';
+export * from './comma-list.js';
+export * from './headers.js';
+export * from './limits.js';
+export * from './problem-kinds.js';
