@@ -12,7 +12,7 @@ import type { KeyManager } from './auth/key-manager.js';
 import { CursorCodec } from './catalogue/cursor.js';
 import type { Clock } from './clock.js';
 import { serverRoot, type Config } from './config.js';
-import { exposedHeaders, publicReadPaths, requireJsonBody, unmatchedRoute } from './http-guards.js';
+import { exposedHeaders, jsonBody, publicReadPaths, unmatchedRoute } from './http-guards.js';
 import { requestLogger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { HttpProblem, problemHandler, validationProblem } from './problems.js';
@@ -54,8 +54,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   sendPreserializedJson(app);
 
-  app.use(requestId);
-  app.use(requestLogger(logger));
+  app.use(requestId, requestLogger(logger));
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -82,8 +81,13 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  app.use('/api/v1', requireJsonBody, express.json({ limit: limits.maxJsonBodyBytes, type: ['application/json', 'application/*+json'] }));
-  app.use('/api/v1', authenticate({ keys: deps.keys, storage, clock }), apiRateLimit(config, deps.rateLimitStore), rejectFailedAuthentication);
+  app.use(
+    '/api/v1',
+    jsonBody(limits.maxJsonBodyBytes),
+    authenticate({ keys: deps.keys, storage, clock }),
+    apiRateLimit(config, deps.rateLimitStore),
+    rejectFailedAuthentication,
+  );
 
   const openApiDocument = buildOpenApiDocument(config.publicUrl, version);
   const server = initServer();

@@ -1,6 +1,6 @@
 import { contract, headerNames, type RouteMetadata } from '@releases/contract';
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import { HttpProblem } from './problems.js';
 
 /** Every route of the contract, flattened. */
@@ -39,16 +39,23 @@ export function unmatchedRoute(): RequestHandler {
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Bodies, when sent, must be JSON (415 otherwise); checked before parsing so nothing else reads them. */
-export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (!hasBody || !bodyMethods.has(req.method)) return next();
-  if (!req.is(['application/json', 'application/*+json'])) {
-    const sent = req.headers['content-type'] ?? 'none';
-    return next(new HttpProblem('unsupported-media-type', `Request bodies must be application/json; got ${sent}.`));
-  }
-  next();
-};
+/**
+ * Request bodies: only on methods that take one, only JSON (415 otherwise), at most `maxBytes` (413), and
+ * checked before parsing so nothing else reads them. Bodyless requests skip all of it.
+ */
+export function jsonBody(maxBytes: number): RequestHandler {
+  const parse = express.json({ limit: maxBytes, type: ['application/json', 'application/*+json'] });
+  return (req, res, next) => {
+    if (!bodyMethods.has(req.method)) return next();
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (!hasBody) return next();
+    if (!req.is(['application/json', 'application/*+json'])) {
+      const sent = req.headers['content-type'] ?? 'none';
+      return next(new HttpProblem('unsupported-media-type', `Request bodies must be application/json; got ${sent}.`));
+    }
+    parse(req, res, next);
+  };
+}
 
 /** Paths of routes any origin may read (CORS), from the contract's metadata. */
 export function publicReadPaths(): string[] {

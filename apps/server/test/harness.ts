@@ -48,10 +48,10 @@ async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const url = new URL(testPostgresUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  // encodeURIComponent, not URLSearchParams: pg reads `+` literally, not as a space.
+  const separator = testPostgresUrl.includes('?') ? '&' : '?';
   return {
-    url: url.toString(),
+    url: `${testPostgresUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
     drop: async () => {
       const client = new pg.Client({ connectionString: testPostgresUrl });
       await client.connect();

@@ -21,7 +21,7 @@ describe.each([
     server = await startTestServer({ database });
   });
   afterAll(async () => {
-    if (run) await server.close();
+    if (run) await server?.close();
   });
 
   async function walk(query: string, limit: number): Promise<string[]> {

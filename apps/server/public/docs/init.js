@@ -1,3 +1,4 @@
+/* global window */
 // Starts Swagger UI on the document this server generates from its contract.
 window.addEventListener('load', function () {
   window.SwaggerUIBundle({

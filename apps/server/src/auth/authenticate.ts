@@ -56,9 +56,23 @@ export function authLocals(res: Response): AuthLocals {
  * `rejectFailedAuthentication`, after the rate limiter has counted the attempt against the caller's IP.
  */
 export function authenticate(deps: { keys: KeyManager; storage: Storage; clock: Clock }): RequestHandler {
-  return async (req, res, next) => {
+  return (req, res, next) => {
     const locals = authLocals(res);
     locals.principal = anonymous;
+    // Most calls carry no credential: answer those without a promise.
+    if (req.headers[headerNames.apiKey] === undefined && req.headers.authorization === undefined) return next();
+    void identify(req, res, next, deps);
+  };
+}
+
+async function identify(
+  req: Parameters<RequestHandler>[0],
+  res: Parameters<RequestHandler>[1],
+  next: Parameters<RequestHandler>[2],
+  deps: { keys: KeyManager; storage: Storage; clock: Clock },
+): Promise<void> {
+  const locals = authLocals(res);
+  {
     try {
       const apiKey = req.headers[headerNames.apiKey];
       if (apiKey !== undefined) {
@@ -87,7 +101,7 @@ export function authenticate(deps: { keys: KeyManager; storage: Storage; clock: 
     } catch (error) {
       next(error);
     }
-  };
+  }
 }
 
 export const rejectFailedAuthentication: RequestHandler = (_req, res, next) => {

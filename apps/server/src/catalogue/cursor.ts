@@ -37,22 +37,42 @@ export function queryFingerprint(query: CursorQuery): string {
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
 }
 
+/** Recently issued or verified cursors, so a popular page's cursor is signed and checked once, not per request. */
+const memoSize = 5_000;
+
 export class CursorCodec {
+  private readonly encoded = new Map<string, string>();
+  private readonly decoded = new Map<string, { fingerprint: string; position: ReleasePosition }>();
+
   constructor(private readonly secret: string) {}
+
+  private remember<V>(memo: Map<string, V>, key: string, value: V): V {
+    if (memo.size >= memoSize) memo.delete(memo.keys().next().value!);
+    memo.set(key, value);
+    return value;
+  }
 
   private mac(payload: string): Buffer {
     return createHmac('sha256', this.secret).update(payload).digest().subarray(0, macBytes);
   }
 
   encode(position: ReleasePosition, query: CursorQuery): string {
-    const payload = Buffer.from(
-      JSON.stringify([cursorVersion, queryFingerprint(query), position.releaseDate, position.id]),
-    ).toString('base64url');
-    return `${payload}.${this.mac(payload).toString('base64url')}`;
+    const json = JSON.stringify([cursorVersion, queryFingerprint(query), position.releaseDate, position.id]);
+    const known = this.encoded.get(json);
+    if (known) return known;
+    const payload = Buffer.from(json).toString('base64url');
+    return this.remember(this.encoded, json, `${payload}.${this.mac(payload).toString('base64url')}`);
   }
 
   /** Decodes a cursor for this query, or throws `CursorDecodeError`. Never throws anything else. */
   decode(cursor: string, query: CursorQuery): ReleasePosition {
+    const known = this.decoded.get(cursor) ?? this.verify(cursor);
+    if (known.fingerprint !== queryFingerprint(query)) throw new CursorDecodeError('mismatch');
+    return known.position;
+  }
+
+  /** Checks a cursor's MAC and shape; only cursors that pass are remembered. */
+  private verify(cursor: string): { fingerprint: string; position: ReleasePosition } {
     if (cursor.length > limits.maxCursorLength) throw new CursorDecodeError('malformed');
     const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor);
     if (!match) throw new CursorDecodeError('malformed');
@@ -77,7 +97,9 @@ export class CursorCodec {
     ) {
       throw new CursorDecodeError('malformed');
     }
-    if (decoded[1] !== queryFingerprint(query)) throw new CursorDecodeError('mismatch');
-    return { releaseDate: decoded[2], id: decoded[3] };
+    return this.remember(this.decoded, cursor, {
+      fingerprint: decoded[1],
+      position: { releaseDate: decoded[2], id: decoded[3] },
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { contract, isProblemKind, problemKinds, problemTypeUri, type ProblemKind } from '@releases/contract';
+import { type contract, isProblemKind, problemKinds, problemTypeUri, type ProblemKind } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { HttpProblem } from '../problems.js';
 

@@ -1,4 +1,4 @@
-import { contract, limits, defaultSortOrder, headerNames, type ReleaseListQuery } from '@releases/contract';
+import { type contract, limits, defaultSortOrder, headerNames, type ReleaseListQuery } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { authLocals, authMessages, unauthorized } from '../auth/authenticate.js';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';

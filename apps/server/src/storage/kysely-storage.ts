@@ -129,7 +129,17 @@ export class KyselyStorage implements Storage {
   }
 
   async migrate(): Promise<void> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.dialect) });
+    // Kysely looks for its bookkeeping tables in every schema unless told which: name ours, so several
+    // databases in one PostgreSQL server (schemas on the search_path) never mistake each other's.
+    const schema =
+      this.dialect === 'postgres'
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(this.db)).rows[0]?.schema
+        : undefined;
+    const migrator = new Migrator({
+      db: this.db,
+      provider: migrationProvider(this.dialect),
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((result) => result.status === 'Error');

@@ -26,7 +26,8 @@ function translateError(error: unknown): unknown {
   if (typeof code === 'string' && [...unavailableCodes].some((prefix) => code.startsWith(prefix))) {
     return new StorageUnavailableError(`SQLite: ${code}`, { cause: error });
   }
-  if (error instanceof TypeError && /database connection is not open/.test(error.message)) {
+  // After close() (shutdown), better-sqlite3 and Kysely refuse further queries: the database is gone, not the request.
+  if (error instanceof Error && /database connection is not open|driver has already been destroyed/.test(error.message)) {
     return new StorageUnavailableError('SQLite: the database is closed', { cause: error });
   }
   return error;
@@ -51,6 +52,7 @@ class SqliteBackend implements Backend {
   private reader: BetterSqlite3.Database | undefined;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private dataVersion: BetterSqlite3.Statement | undefined;
+  private closed = false;
 
   constructor(private readonly options: Required<SqliteOptions>) {
     if (options.filename !== ':memory:') mkdirSync(path.dirname(path.resolve(options.filename)), { recursive: true });
@@ -63,6 +65,7 @@ class SqliteBackend implements Backend {
    * never sees another request's open transaction) through cached prepared statements.
    */
   private readerConnection(): BetterSqlite3.Database {
+    if (this.closed) throw new StorageUnavailableError('SQLite: the database is closed');
     if (this.options.filename === ':memory:') return this.writer;
     this.reader ??= openConnection(this.options.filename, { readonly: true, busyTimeoutMs: this.options.busyTimeoutMs });
     return this.reader;
@@ -96,6 +99,8 @@ class SqliteBackend implements Backend {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.statements.clear();
     this.dataVersion = undefined;
     this.reader?.close();

@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { serverRoot } from '../src/config.js';
+
+const main = path.join(serverRoot, 'dist', 'main.js');
+let folder: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the built server as users do (`node dist/main.js`) and waits until /livez answers. */
+async function startProcess(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${url}/livez`)).ok) return { child, url, stdout: () => out, stderr: () => err, exited };
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill();
+  throw new Error(`server did not start: ${err}`);
+}
+
+beforeAll(() => {
+  if (!existsSync(main)) throw new Error('build the server first (pnpm build): it is tested as users run it');
+  folder = mkdtempSync(path.join(tmpdir(), 'releases-process-'));
+});
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('first start', () => {
+  it('seeds the sample catalogue and prints a working demo key once, in development only', async () => {
+    const env = { DATABASE_URL: `file:${path.join(folder, 'dev.db')}`, NODE_ENV: 'development', LOG_LEVEL: 'info' };
+    const first = await startProcess(env);
+    try {
+      const key = /rls_[0-9A-Za-z]{38}/.exec(first.stderr())?.[0];
+      expect(key, first.stderr()).toBeDefined();
+      const health = await fetch(`${first.url}/api/v1/health`, { headers: { 'x-api-key': key! } });
+      expect(await health.text()).toBe('"OK"');
+      const list = (await (await fetch(`${first.url}/api/v1/release`)).json()) as { data: { releases: unknown[] } };
+      expect(list.data.releases).toHaveLength(20);
+      // Request logs are JSON lines with the request id and no credential.
+      await expect.poll(() => first.stdout()).toContain('"path":"/api/v1/health"');
+      expect(first.stdout()).not.toContain(key!);
+      expect(first.stdout()).not.toContain(key!.slice(4, 20));
+      const line = first.stdout().split('\n').find((l) => l.includes('"path":"/api/v1/health"'))!;
+      expect(JSON.parse(line)).toMatchObject({ method: 'GET', status: 200, route: '/api/v1/health' });
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+    }
+    const second = await startProcess(env);
+    try {
+      expect(second.stderr()).not.toMatch(/rls_[0-9A-Za-z]{38}/);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+
+  it('never seeds or prints a secret in production', async () => {
+    const env = { DATABASE_URL: `file:${path.join(folder, 'prod.db')}`, NODE_ENV: 'production', LOG_LEVEL: 'info' };
+    const running = await startProcess(env);
+    try {
+      expect(running.stderr()).not.toMatch(/rls_/);
+      const list = (await (await fetch(`${running.url}/api/v1/release`)).json()) as { data: { releases: unknown[] } };
+      expect(list.data.releases).toEqual([]);
+    } finally {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM stops accepting, finishes in-flight work, closes the database and exits 0', async () => {
+    const running = await startProcess({ DATABASE_URL: `file:${path.join(folder, 'stop.db')}`, NODE_ENV: 'production', LOG_LEVEL: 'info' });
+    const { port } = new URL(running.url);
+    // A request genuinely in flight: the server has read half of it when the signal arrives.
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write('GET /api/v1/release?limit=1 HTTP/1.1\r\nHost: localhost\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+    running.child.kill('SIGTERM');
+    await expect.poll(() => running.stdout()).toContain('shutting down');
+    // New connections are refused while the old one is served.
+    await expect(fetch(`${running.url}/livez`)).rejects.toThrow();
+    socket.write('Accept: application/json\r\n\r\n');
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(answer).toContain('"success":true');
+    expect(await running.exited).toBe(0);
+    expect(running.stdout()).toContain('"msg":"stopped"');
+  });
+});
+
+describe('configuration', () => {
+  it('a bad value names the variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be file:<path>/);
+    expect(() => loadConfig({ RATE_LIMIT_WINDOW: '5 minutes' })).toThrow(/RATE_LIMIT_WINDOW/);
+    expect(() => loadConfig({ RELEASES_AUTH: 'maybe' })).toThrow(/RELEASES_AUTH/);
+  });
+
+  it('the server refuses to start on a bad value and says why', async () => {
+    const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: '99999' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain('PORT');
+  });
+});
