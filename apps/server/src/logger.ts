@@ -1,3 +1,4 @@
+import { headerNames } from '@releases/contract';
 import type { RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
 
@@ -31,7 +32,7 @@ export function requestLogger(logger: Logger): RequestHandler {
       const route = (req as { tsRestRoute?: { path?: string } }).tsRestRoute?.path;
       logger[level](
         {
-          reqId: res.getHeader('x-request-id'),
+          reqId: res.getHeader(headerNames.requestId),
           method: req.method,
           path: req.path,
           ...(route ? { route } : {}),

@@ -14,7 +14,3 @@ export const requestId: RequestHandler = (req, res, next) => {
   res.setHeader(headerNames.requestId, id);
   next();
 };
-
-export function requestIdOf(res: { getHeader(name: string): unknown }): string {
-  return String(res.getHeader(headerNames.requestId));
-}
