@@ -6,7 +6,7 @@
 //
 // Both servers run as separate processes; the load comes from a third (load.mjs) over loopback.
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,8 @@ const rows = flag('large') ? 1_000_000 : option('rows', 100_000);
 const durationMs = option('duration', 5) * 1000;
 const connections = option('connections', 8);
 const seed = 42;
+/** Bump when the synthetic generator changes, so cached catalogues are rebuilt. */
+const generatorVersion = 2;
 
 function freePort() {
   return new Promise((resolve) => {
@@ -53,13 +55,15 @@ mkdirSync(work, { recursive: true });
 const databaseFile = path.join(work, 'releases.db');
 const marker = path.join(work, 'seeded.json');
 const env = { ...process.env, DATABASE_URL: `file:${databaseFile}`, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
-if (!existsSync(marker) || JSON.parse(readFileSync(marker, 'utf8')).seed !== seed) {
+const seeded = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) : {};
+if (seeded.seed !== seed || seeded.generatorVersion !== generatorVersion) {
   console.error(`seeding ${rows.toLocaleString()} synthetic releases (seed ${seed})...`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${databaseFile}${suffix}`, { force: true });
   execFileSync(process.execPath, [path.join(serverDist, 'cli/main.js'), 'seed', '--synthetic', String(rows), '--seed', String(seed)], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  writeFileSync(marker, JSON.stringify({ rows, seed }));
+  writeFileSync(marker, JSON.stringify({ rows, seed, generatorVersion }));
 }
 
 // --- the two servers --------------------------------------------------------------------------------------

@@ -55,21 +55,35 @@ export function createApp(deps: AppDeps): Express {
   sendPreserializedJson(app);
 
   app.use(requestId, requestLogger(logger));
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          // Swagger UI sets inline styles and shows inline SVG/data: images.
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", 'data:'],
-          scriptSrc: ["'self'"],
-          connectSrc: ["'self'"],
-        },
+  // JSON responses get the headers OWASP recommends for APIs (nothing may render, frame or sniff them);
+  // the HTML pages (/docs, /problems) get helmet's full document set with a CSP that allows Swagger UI.
+  const apiSecurityHeaders = helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    xFrameOptions: { action: 'deny' },
+    strictTransportSecurity: config.publicUrl.startsWith('https:'),
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    // Meaningful only for documents a browser renders:
+    crossOriginOpenerPolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  });
+  const documentSecurityHeaders = helmet({
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        // Swagger UI sets inline styles and shows inline SVG/data: images.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
       },
-      strictTransportSecurity: config.publicUrl.startsWith('https:'),
-    }),
-  );
+    },
+    strictTransportSecurity: config.publicUrl.startsWith('https:'),
+  });
+  app.use((req, res, next) => (req.path.startsWith('/api/') ? apiSecurityHeaders : documentSecurityHeaders)(req, res, next));
   app.use(
     publicReadPaths().map((p) => p.replace(/:(\w+)/g, ':$1')),
     cors({

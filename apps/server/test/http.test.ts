@@ -20,10 +20,17 @@ describe('headers on every response', () => {
   });
 
   it('sends security headers and no x-powered-by', async () => {
-    const response = await server.get('/api/v1/release');
-    expect(response.headers.get('x-powered-by')).toBeNull();
-    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const api = await server.get('/api/v1/release');
+    expect(api.headers.get('x-powered-by')).toBeNull();
+    expect(api.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(api.headers.get('x-frame-options')).toBe('DENY');
+    expect(api.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+    const problem = await server.get('/api/v1/nope');
+    expect(problem.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+    const page = await server.get('/docs');
+    expect(page.headers.get('x-powered-by')).toBeNull();
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   it('allows other origins to read the public GETs only', async () => {

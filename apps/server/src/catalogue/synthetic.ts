@@ -25,8 +25,10 @@ const midBanks = [
   'Rikka', 'Sekka Yufu', 'Lily', 'Gackpoid', 'Chis-A', 'v flower', 'Frimomen', 'Mai', 'Galaco', 'Aoki Lapis',
   'Nekomura Iroha', 'Zunko',
 ];
-/** Banks rare enough that filtering on them is selective at any catalogue size up to a million. */
+/** Banks rare enough that filtering on them is selective: a handful of releases per 100,000 ... */
 const rareBanks = ['Sweet Ann', 'Big Al', 'Prima', 'Tonio', 'Sonika', 'Lola', 'Leon', 'Miriam'];
+/** ... and per 1,000,000. */
+const veryRareBanks = ['Ruby', 'Dex', 'Daina', 'Clara'];
 const genres = [
   'electropop', 'rock', 'j-pop', 'ballad', 'drum and bass', 'future bass', 'synthpop', 'hardcore', 'denpa', 'jazz',
   'funk', 'metal', 'ambient', 'chiptune', 'hip hop', 'city pop', 'trance', 'folk', 'orchestral', 'house', 'math rock',
@@ -51,6 +53,7 @@ function pick<T>(random: () => number, items: readonly T[]): T {
 
 function pickBank(random: () => number): string {
   const roll = random();
+  if (roll < 0.00002) return pick(random, veryRareBanks);
   if (roll < 0.0004) return pick(random, rareBanks);
   if (roll < 0.55) return commonBanks[Math.floor(Math.pow(random(), 2) * commonBanks.length)]!;
   return pick(random, midBanks);
