@@ -1,0 +1,76 @@
+import { APIPromise, type WithResponse } from './api-promise.js';
+import { ReleasesError } from './errors.js';
+import type { Release, ReleaseListParams } from './types.js';
+
+/** Fetches one page of releases for the given parameters. */
+export type PageFetcher = (params: ReleaseListParams) => Promise<WithResponse<ReleasePage>>;
+
+/** One page of `GET /api/v1/release`. */
+export class ReleasePage {
+  constructor(
+    /** The releases of this page. */
+    readonly releases: Release[],
+    /** Cursor of the next page, or `''` on the last page (the API's `data.pagination`). */
+    readonly nextCursor: string,
+    /** When the server generated this page (ISO 8601). */
+    readonly generatedAt: string,
+    private readonly params: ReleaseListParams,
+    private readonly fetchPage: PageFetcher,
+  ) {}
+
+  hasNextPage(): boolean {
+    return this.nextCursor !== '';
+  }
+
+  /** The next page. Throws a `ReleasesError` on the last page (check `hasNextPage()` first). */
+  async getNextPage(): Promise<ReleasePage> {
+    if (!this.hasNextPage()) throw new ReleasesError('This is the last page: there is no next page to fetch.');
+    return (await this.fetchPage({ ...this.params, cursor: this.nextCursor })).data;
+  }
+}
+
+/**
+ * The result of `client.releases.list()`: await it for the first page, or iterate it for every release of
+ * every page (`for await (const release of client.releases.list(params))`).
+ */
+export class ReleasePagePromise extends APIPromise<ReleasePage> implements AsyncIterable<Release> {
+  constructor(
+    private readonly firstPage: Promise<WithResponse<ReleasePage>>,
+  ) {
+    super(firstPage);
+  }
+
+  /** Every page, first to last. Ends when the cursor is empty; a cursor seen twice throws instead of looping. */
+  async *pages(): AsyncGenerator<ReleasePage, void, undefined> {
+    let page = (await this.firstPage).data;
+    const seen = new Set<string>();
+    for (;;) {
+      yield page;
+      if (!page.hasNextPage()) return;
+      if (seen.has(page.nextCursor)) {
+        throw new ReleasesError('The server returned a cursor it had returned before; stopping instead of looping.');
+      }
+      seen.add(page.nextCursor);
+      page = await page.getNextPage();
+    }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Release, void, undefined> {
+    for await (const page of this.pages()) yield* page.releases;
+  }
+
+  /**
+   * Collects releases across pages into an array, stopping at `max`. The bound is required so a loop over a
+   * large catalogue never fills memory by accident.
+   */
+  async toArray(options: { max: number }): Promise<Release[]> {
+    if (!Number.isInteger(options.max) || options.max < 0) throw new ReleasesError('toArray needs { max } as a whole number >= 0.');
+    const releases: Release[] = [];
+    if (options.max === 0) return releases;
+    for await (const release of this) {
+      releases.push(release);
+      if (releases.length >= options.max) break;
+    }
+    return releases;
+  }
+}

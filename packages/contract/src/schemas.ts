@@ -1,0 +1,6 @@
+/**
+ * The zod schemas alone, without the ts-rest router: what the SDK's opt-in response validation needs, and
+ * nothing that pulls in ts-rest.
+ */
+export * from './problem.js';
+export * from './release.js';
