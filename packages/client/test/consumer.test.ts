@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLiveServer, type LiveServer } from './server-harness.js';
+
+/**
+ * The package as a stranger gets it: `pnpm pack`, `npm install` of the tarball into an empty project, then
+ * ESM and CommonJS scripts against the live server, type-checking under two module resolutions, and a
+ * browser bundle whose size is the budget in the package README.
+ */
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tsc = require.resolve('typescript/bin/tsc');
+const esbuild = require.resolve('esbuild/bin/esbuild');
+const browserBudgetBytes = 15 * 1024;
+
+let project: string;
+let server: LiveServer;
+let key: string;
+
+beforeAll(async () => {
+  project = mkdtempSync(path.join(tmpdir(), 'releases-consumer-'));
+  await run('pnpm', ['pack', '--pack-destination', project], { cwd: packageRoot });
+  const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'))!;
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', `./${tarball}`], { cwd: project });
+  server = await startLiveServer();
+  key = (await server.createKey()).key;
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(project, { recursive: true, force: true });
+});
+
+const env = () => ({ ...process.env, RELEASES_API_KEY: key, RELEASES_BASE_URL: server.baseUrl });
+
+describe('the packed package, installed alone', () => {
+  it('has no dependencies to fetch: the contract is bundled', () => {
+    const manifest = JSON.parse(readFileSync(path.join(project, 'node_modules/@releases/client/package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies).toBeUndefined();
+    expect(readdirSync(path.join(project, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['@releases']);
+  });
+
+  it('works from an ESM script, configured by the environment', async () => {
+    writeFileSync(
+      path.join(project, 'esm.mjs'),
+      `import { ReleasesClient } from '@releases/client';
+const client = new ReleasesClient();
+const page = await client.releases.list({ vocaloid_banks: ['Hatsune Miku'], limit: 3 });
+console.log(JSON.stringify({ health: await client.health.check(), count: page.releases.length, next: page.hasNextPage() }));`,
+    );
+    const { stdout } = await run(process.execPath, ['esm.mjs'], { cwd: project, env: env() });
+    expect(JSON.parse(stdout)).toEqual({ health: 'OK', count: 3, next: true });
+  });
+
+  it('works from a CommonJS script, errors included', async () => {
+    writeFileSync(
+      path.join(project, 'cjs.cjs'),
+      `const { ReleasesClient, NotFoundError } = require('@releases/client');
+(async () => {
+  const client = new ReleasesClient();
+  const error = await client.releases.get('rel_nothing').catch((e) => e);
+  const facets = await client.facets.list();
+  console.log(JSON.stringify({ notFound: error instanceof NotFoundError, status: error.status, banks: facets.vocaloid_banks.length > 0 }));
+})();`,
+    );
+    const { stdout } = await run(process.execPath, ['cjs.cjs'], { cwd: project, env: env() });
+    expect(JSON.parse(stdout)).toEqual({ notFound: true, status: 404, banks: true });
+  });
+
+  it.each([
+    ['node16', { module: 'node16', moduleResolution: 'node16' }],
+    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+  ])('type-checks with moduleResolution %s', async (name, options) => {
+    writeFileSync(
+      path.join(project, `typed-${name}.mts`),
+      `import { ReleasesClient, RateLimitError, type Release, type ReleaseListParams } from '@releases/client';
+const params: ReleaseListParams = { genres: ['rock'], sort: 'release_date' };
+const client = new ReleasesClient({ apiKey: async () => 'rls_x', timeoutMs: 5000 });
+async function titles(): Promise<string[]> {
+  const out: string[] = [];
+  for await (const release of client.releases.list(params)) out.push((release satisfies Release).title);
+  return out;
+}
+const wait = (e: unknown) => (e instanceof RateLimitError ? e.retryAfterMs ?? 0 : 0);
+export { titles, wait };
+`,
+    );
+    writeFileSync(
+      path.join(project, `tsconfig.${name}.json`),
+      JSON.stringify({
+        compilerOptions: { ...options, target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], strict: true, noEmit: true, types: [] },
+        files: [`typed-${name}.mts`],
+      }),
+    );
+    await expect(run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project })).resolves.toBeDefined();
+  });
+
+  it(`bundles for the browser under ${browserBudgetBytes / 1024} KB minified and gzipped`, async () => {
+    writeFileSync(path.join(project, 'browser.mjs'), `import { ReleasesClient } from '@releases/client';\nexport const client = new ReleasesClient({ fetchOptions: { credentials: 'include' } });\n`);
+    await run(esbuild, ['browser.mjs', '--bundle', '--minify', '--format=esm', '--platform=browser', '--outfile=bundle.js'], { cwd: project });
+    const bundle = readFileSync(path.join(project, 'bundle.js'));
+    const gzipped = gzipSync(bundle, { level: 9 }).length;
+    console.info(`browser bundle: ${bundle.length} bytes minified, ${gzipped} bytes gzipped`);
+    expect(gzipped).toBeLessThanOrEqual(browserBudgetBytes);
+    expect(bundle.toString()).not.toMatch(/ZodError|ts-rest/);
+  });
+});
+
+describe('package quality', () => {
+  it('publint (strict) and are-the-types-wrong find no problem', async () => {
+    // The CLIs as this package's scripts run them (neither exports its CLI module).
+    const bin = (name: string) => path.join(packageRoot, 'node_modules', '.bin', name);
+    await expect(run(bin('publint'), ['--strict'], { cwd: packageRoot })).resolves.toBeDefined();
+    const { stdout } = await run(bin('attw'), ['--pack', '.', '--format', 'table-flipped'], { cwd: packageRoot });
+    expect(stdout).toContain('No problems found');
+  });
+});
