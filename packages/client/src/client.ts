@@ -85,6 +85,7 @@ export interface ClientOptions {
   /**
    * Backoff tuning for retries without `Retry-After`: full jitter over `baseDelayMs * 2^attempt`, capped.
    * @default { baseDelayMs: 500, maxDelayMs: 8000 }
+   * @example new ReleasesClient({ retryBackoff: { baseDelayMs: 100 } }) // snappier retries for interactive use
    */
   retryBackoff?: { baseDelayMs?: number; maxDelayMs?: number };
 }

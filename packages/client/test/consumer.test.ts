@@ -75,6 +75,16 @@ console.log(JSON.stringify({ health: await client.health.check(), count: page.re
     expect(JSON.parse(stdout)).toEqual({ notFound: true, status: 404, banks: true });
   });
 
+  it('runs the README example as written', async () => {
+    const readme = readFileSync(path.join(packageRoot, 'README.md'), 'utf8');
+    const example = /```ts\n(import \{ ReleasesClient \}[\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    writeFileSync(path.join(project, 'readme-example.mjs'), example!);
+    const { stdout } = await run(process.execPath, ['readme-example.mjs'], { cwd: project, env: env() });
+    expect(stdout.split('\n')[0]).toBe('OK');
+    expect(stdout).toMatch(/^50 \S+ true$/m);
+  });
+
   it.each([
     ['node16', { module: 'node16', moduleResolution: 'node16' }],
     ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
