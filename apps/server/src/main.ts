@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { answerClientErrors } from './problems.js';
 import { openServices } from './services.js';
 
 async function main(): Promise<void> {
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const app = createApp({ ...services, logger, isShuttingDown: () => shuttingDown });
   const server: Server = app.listen(config.port, config.host);
+  answerClientErrors(server, config.publicUrl);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

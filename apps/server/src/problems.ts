@@ -7,6 +7,9 @@ import {
   type ProblemError,
   type ProblemKind,
 } from '@releases/contract';
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ZodError, type ZodIssue } from 'zod';
@@ -140,7 +143,34 @@ export function toHttpProblem(error: unknown): HttpProblem {
         });
     }
   }
+  // The router refuses a path segment that is not valid percent-encoding (`/api/v1/release/%zz`).
+  if (error instanceof URIError || (error instanceof Error && /^Failed to decode param/.test(error.message))) {
+    return new HttpProblem('invalid-request', 'The URL is not valid percent-encoding.', { cause: error });
+  }
   return new HttpProblem('internal-error', 'The server failed to handle this request.', { cause: error });
+}
+
+/**
+ * Requests Node rejects before Express sees them (headers over 16 KB, malformed HTTP) still get a problem
+ * document instead of a bare status line, then the connection closes.
+ */
+export function answerClientErrors(server: Server, publicUrl: string): void {
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const detail =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request line and headers are larger than this server accepts (16 KB).'
+        : 'The request is not valid HTTP/1.1.';
+    const requestId = randomUUID();
+    const body = JSON.stringify(problemBody(new HttpProblem('invalid-request', detail), { publicUrl, requestId }));
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${problemContentType}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${headerNames.requestId}: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }
 
 export interface ProblemWriterContext {

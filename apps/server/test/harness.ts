@@ -13,6 +13,7 @@ import { readSampleCatalogue } from '../src/catalogue/sample.js';
 import { systemClock, type Clock } from '../src/clock.js';
 import { testConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { answerClientErrors } from '../src/problems.js';
 import { openServices, type Services } from '../src/services.js';
 import type { Storage } from '../src/storage/interface.js';
 
@@ -89,6 +90,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const storage = options.wrapStorage ? options.wrapStorage(services.storage) : services.storage;
   const app = createApp({ ...services, storage, logger });
   httpServer.on('request', app);
+  answerClientErrors(httpServer, baseUrl);
 
   return {
     baseUrl,

@@ -21,7 +21,7 @@ describe('GET /api/v1/release: invalid parameters are 400 invalid-request naming
     ['limit=abc', 'limit', 'must be an integer from 1 to 100'],
     ['limit=1.5', 'limit', 'must be an integer from 1 to 100'],
     ['limit=-3', 'limit', 'must be an integer from 1 to 100'],
-    ['limit=5&limit=6', 'limit', 'limit may be given only once'],
+    ['limit=5&limit=6', 'limit', 'may be given only once'],
     ['sort=title', 'sort', 'must be one of -release_date, release_date'],
     ['languages=ja,not_a_tag!', 'languages', '"not_a_tag!" is not a BCP 47 language tag'],
     [`genres=${'x'.repeat(65)}`, 'genres', 'values are at most 64 characters; one has 65'],
@@ -119,9 +119,21 @@ describe('errors outside the list', () => {
     expect(problem.detail).toBe('The request body is not valid JSON.');
   });
 
-  it('never answers a HEAD or OPTIONS with an error body', async () => {
+  it('answers HEAD like GET, without a body', async () => {
     const head = await server.get('/api/v1/release', { method: 'HEAD' });
     expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+
+  it('400 for a path that is not valid percent-encoding', async () => {
+    const problem = await expectProblem(await server.get('/api/v1/release/%zz'), 'invalid-request', 400);
+    expect(problem.detail).toBe('The URL is not valid percent-encoding.');
+  });
+
+  it('400 problem, not a bare status line, for headers over 16 KB', async () => {
+    const response = await server.get(`/api/v1/release?genres=${'a'.repeat(20_000)}`);
+    const problem = await expectProblem(response, 'invalid-request', 400);
+    expect(problem.detail).toMatch(/larger than this server accepts/);
   });
 });
 

@@ -89,9 +89,9 @@ function commaListParameter(description: string, checkValue?: (value: string) =>
 }
 
 /** A parameter that may appear at most once; present-but-empty is the same as absent. */
-function singleParameter<T>(name: string, fallback: T, read: (text: string) => T | undefined, problem: string) {
+function singleParameter<T>(fallback: T, read: (text: string) => T | undefined, problem: string) {
   return queryParameter<T>((raw) => {
-    if (Array.isArray(raw)) return { problem: `${name} may be given only once` };
+    if (Array.isArray(raw)) return { problem: 'may be given only once' };
     const text = raw?.trim();
     if (!text) return { value: fallback };
     const value = read(text);
@@ -114,17 +114,15 @@ export const ReleaseListQuerySchema = z
       (value) => (isLanguageTag(value) ? undefined : `"${value}" is not a BCP 47 language tag`),
     ),
     limit: singleParameter<number>(
-      'limit',
       limits.defaultPageSize,
       (text) => (/^\d{1,3}$/.test(text) && Number(text) >= 1 && Number(text) <= limits.maxPageSize ? Number(text) : undefined),
       pageSizeProblem,
     ).describe(`Page size, 1 to ${limits.maxPageSize}; default ${limits.defaultPageSize}.`),
     // Length and content are the cursor codec's to judge, so every bad cursor is an `invalid-cursor`.
-    cursor: singleParameter<string | undefined>('cursor', undefined, (text) => text, 'is not a cursor').describe(
+    cursor: singleParameter<string | undefined>(undefined, (text) => text, 'is not a cursor').describe(
       "Opaque cursor from a previous response's `data.pagination`; omit it for the first page.",
     ),
     sort: singleParameter<SortOrder>(
-      'sort',
       defaultSortOrder,
       (text) => sortOrders.find((order) => order === text),
       `must be one of ${sortOrders.join(', ')}`,
