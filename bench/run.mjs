@@ -191,7 +191,10 @@ console.log(report);
 
 if (flag('record')) {
   const file = path.join(here, 'RESULTS.md');
-  const previous = existsSync(file) ? readFileSync(file, 'utf8').split('\n## ').slice(1).map((s) => `## ${s}`) : [];
+  // Keep earlier dated entries; the header (with its own sections) is rewritten from RESULTS.header.md.
+  const previous = existsSync(file)
+    ? readFileSync(file, 'utf8').split('\n## ').slice(1).filter((s) => /^\d{4}-/.test(s)).map((s) => `## ${s}`)
+    : [];
   const header = readFileSync(path.join(here, 'RESULTS.header.md'), 'utf8');
   const entry = `## ${new Date().toISOString().slice(0, 10)}: ${rows.toLocaleString('en-US')} releases\n\n${report}\n`;
   writeFileSync(file, [header.trimEnd(), '', entry, ...previous].join('\n'));
