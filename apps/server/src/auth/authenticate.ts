@@ -65,6 +65,7 @@ export function authenticate(deps: { keys: KeyManager; storage: Storage; clock: 
   };
 }
 
+/** Verifies the credential the request carries; records the principal or the failure on `res.locals`. */
 async function identify(
   req: Parameters<RequestHandler>[0],
   res: Parameters<RequestHandler>[1],
@@ -72,36 +73,35 @@ async function identify(
   deps: { keys: KeyManager; storage: Storage; clock: Clock },
 ): Promise<void> {
   const locals = authLocals(res);
-  {
-    try {
-      const apiKey = req.headers[headerNames.apiKey];
-      if (apiKey !== undefined) {
-        const key = Array.isArray(apiKey) ? '' : apiKey.trim();
-        const result = await deps.keys.verify(key);
-        if (result.valid) locals.principal = { kind: 'api-key', keyId: result.keyId, ownerId: result.ownerId };
-        else locals.authFailure = unauthorized(keyFailureDetail(result));
-        return next();
-      }
-      const authorization = req.headers.authorization;
-      if (authorization !== undefined) {
-        const match = /^Bearer +(\S+) *$/i.exec(authorization);
-        if (!match || !sessionTokenShape.test(match[1]!)) {
-          locals.authFailure = unauthorized(authMessages.malformedAuthorization);
-          return next();
-        }
-        const session = await deps.storage.findSessionByTokenHash(hashSecret(match[1]!));
-        const now = deps.clock.now();
-        if (!session || Date.parse(session.idleExpiresAt) <= now || Date.parse(session.absoluteExpiresAt) <= now) {
-          locals.authFailure = unauthorized(authMessages.invalidSession);
-          return next();
-        }
-        locals.principal = { kind: 'session', userId: session.userId, sessionId: session.id };
-      }
-      next();
-    } catch (error) {
-      next(error);
-    }
+  try {
+    const outcome = await resolveCredential(req.headers, deps);
+    if ('failure' in outcome) locals.authFailure = unauthorized(outcome.failure);
+    else locals.principal = outcome.principal;
+  } catch (error) {
+    return next(error);
   }
+  next();
+}
+
+async function resolveCredential(
+  headers: Parameters<RequestHandler>[0]['headers'],
+  deps: { keys: KeyManager; storage: Storage; clock: Clock },
+): Promise<{ principal: Principal } | { failure: string }> {
+  const apiKey = headers[headerNames.apiKey];
+  if (apiKey !== undefined) {
+    const result = await deps.keys.verify(Array.isArray(apiKey) ? '' : apiKey.trim());
+    return result.valid
+      ? { principal: { kind: 'api-key', keyId: result.keyId, ownerId: result.ownerId } }
+      : { failure: keyFailureDetail(result) };
+  }
+  const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
+  if (!match || !sessionTokenShape.test(match[1]!)) return { failure: authMessages.malformedAuthorization };
+  const session = await deps.storage.findSessionByTokenHash(hashSecret(match[1]!));
+  const now = deps.clock.now();
+  if (!session || Date.parse(session.idleExpiresAt) <= now || Date.parse(session.absoluteExpiresAt) <= now) {
+    return { failure: authMessages.invalidSession };
+  }
+  return { principal: { kind: 'session', userId: session.userId, sessionId: session.id } };
 }
 
 export const rejectFailedAuthentication: RequestHandler = (_req, res, next) => {
