@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { serverRoot } from '../src/config.js';
@@ -96,6 +97,35 @@ describe('first start', () => {
       expect(running.stderr()).not.toMatch(/rls_/);
       const list = (await (await fetch(`${running.url}/api/v1/release`)).json()) as { data: { releases: unknown[] } };
       expect(list.data.releases).toEqual([]);
+    } finally {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+  });
+});
+
+describe('the README quick start', () => {
+  it('its curl lines work as written against a fresh start (with this test server in place of localhost:3000)', async () => {
+    const readme = readFileSync(path.join(serverRoot, '..', '..', 'README.md'), 'utf8');
+    const script = /```sh\n(# List releases[\s\S]*?)```/.exec(readme)?.[1];
+    expect(script).toBeDefined();
+    const running = await startProcess({ DATABASE_URL: `file:${path.join(folder, 'readme.db')}`, NODE_ENV: 'development', LOG_LEVEL: 'warn' });
+    try {
+      const key = /rls_[0-9A-Za-z]{38}/.exec(running.stderr())![0];
+      const runnable = script!
+        .replaceAll('http://localhost:3000', running.url)
+        .replace('export RELEASES_API_KEY=rls_...', `export RELEASES_API_KEY=${key}`)
+        // Each line's output on its own line, and stop at the first failing command.
+        .replaceAll(/^curl /gm, 'curl -fsS -w "\\n" ');
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', runnable]);
+      const answers = stdout.trim().split('\n');
+      expect(answers).toHaveLength(5);
+      const [list, next, health, facets, one] = answers as [string, string, string, string, string];
+      expect(JSON.parse(list).data.releases).toHaveLength(5);
+      expect(JSON.parse(next).data.releases).toHaveLength(5);
+      expect(health).toBe('"OK"');
+      expect(JSON.parse(facets).data.genres.length).toBeGreaterThan(10);
+      expect(JSON.parse(one).data.title).toBe('Melt');
     } finally {
       running.child.kill('SIGTERM');
       await running.exited;
