@@ -1,4 +1,4 @@
-import type { Facets, ParsedReleaseInput, Release, SortOrder } from '@releases/contract';
+import type { Facets, ParsedReleaseInput, SortOrder } from '@releases/contract';
 
 /** Filter values as the database keys them: lowercase, distinct. An empty list means "no filter". */
 export interface ReleaseFilterKeys {
@@ -96,4 +96,3 @@ export interface Storage {
   serverSecret(name: string): Promise<string>;
 }
 
-export type { Release };
