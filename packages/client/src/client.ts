@@ -1,4 +1,4 @@
-import { checkApiKeyFormat, headerNames, releaseFilterParameters } from '@releases/contract/wire';
+import { apiPaths, checkApiKeyFormat, headerNames, releaseFilterParameters } from '@releases/contract/wire';
 import { APIPromise, type WithResponse } from './api-promise.js';
 import {
   APIError,
@@ -224,14 +224,14 @@ export class ReleasesClient {
   readonly health = {
     /** Checks the API key and the service: resolves `"OK"`, or throws `AuthenticationError` / `ServiceUnavailableError`. */
     check: (options?: RequestOptions): APIPromise<'OK'> =>
-      new APIPromise(this.call<'OK'>({ method: 'GET', path: '/api/v1/health', ...options }, 'health.check')),
+      new APIPromise(this.call<'OK'>({ method: 'GET', path: apiPaths.health, ...options }, 'health.check')),
   };
 
   readonly releases = {
     /** A page of releases; iterate the result with `for await` to walk every page. */
     list: (params: ReleaseListParams = {}, options?: RequestOptions): ReleasePagePromise => {
       const fetchPage = (pageParams: ReleaseListParams): Promise<WithResponse<ReleasePage>> =>
-        this.call<ReleaseListResponse>({ method: 'GET', path: '/api/v1/release', query: listQuery(pageParams), ...options }, 'releases.list').then(
+        this.call<ReleaseListResponse>({ method: 'GET', path: apiPaths.releaseList, query: listQuery(pageParams), ...options }, 'releases.list').then(
           (result) => ({
             ...result,
             data: new ReleasePage(result.data.data.releases, result.data.data.pagination, result.data.data.generated_at, pageParams, fetchPage),
@@ -249,7 +249,7 @@ export class ReleasesClient {
     /** One release by id; `NotFoundError` when there is none. */
     get: (id: string, options?: RequestOptions): APIPromise<Release> =>
       new APIPromise(
-        this.call<{ data: Release }>({ method: 'GET', path: `/api/v1/release/${encodeURIComponent(id)}`, ...options }, 'releases.get').then(
+        this.call<{ data: Release }>({ method: 'GET', path: apiPaths.release.replace(':id', encodeURIComponent(id)), ...options }, 'releases.get').then(
           (result) => ({ ...result, data: result.data.data }),
         ),
       ),
@@ -259,7 +259,7 @@ export class ReleasesClient {
     /** Voice banks, genres and languages in the catalogue with their release counts. */
     list: (options?: RequestOptions): APIPromise<Facets> =>
       new APIPromise(
-        this.call<{ data: Facets }>({ method: 'GET', path: '/api/v1/facets', ...options }, 'facets.list').then((result) => ({
+        this.call<{ data: Facets }>({ method: 'GET', path: apiPaths.facets, ...options }, 'facets.list').then((result) => ({
           ...result,
           data: result.data.data,
         })),

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { apiPaths } from './paths.js';
 import { problemKindNames } from './problem-kinds.js';
 import { ProblemSchema } from './problem.js';
 import {
@@ -36,7 +37,7 @@ export const contract = c.router(
     release: {
       list: {
         method: 'GET',
-        path: '/api/v1/release',
+        path: apiPaths.releaseList,
         summary: 'List releases',
         description:
           'Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page\'s URL too.',
@@ -46,7 +47,7 @@ export const contract = c.router(
       },
       get: {
         method: 'GET',
-        path: '/api/v1/release/:id',
+        path: apiPaths.release,
         summary: 'Get one release',
         pathParams: ReleaseIdParamsSchema,
         responses: { 200: ReleaseResponseSchema, 400: problem, 401: problem, 404: problem, ...commonProblems },
@@ -56,7 +57,7 @@ export const contract = c.router(
     facets: {
       list: {
         method: 'GET',
-        path: '/api/v1/facets',
+        path: apiPaths.facets,
         summary: 'List filter values',
         description:
           'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on.',
@@ -67,7 +68,7 @@ export const contract = c.router(
     health: {
       check: {
         method: 'GET',
-        path: '/api/v1/health',
+        path: apiPaths.health,
         summary: 'Check an API key and the service',
         description:
           'Answers the JSON string `"OK"` when the API key in `x-api-key` is valid and the database answers; 401 when the key is missing, malformed, unknown, revoked or expired; 503 when a dependency does not answer.',
@@ -78,7 +79,7 @@ export const contract = c.router(
     openapi: {
       document: {
         method: 'GET',
-        path: '/api/v1/openapi.json',
+        path: apiPaths.openapi,
         summary: 'This API as an OpenAPI 3 document',
         responses: { 200: z.record(z.unknown()), ...commonProblems },
         metadata: metadata({ security: 'none', publicRead: true }),
@@ -87,14 +88,14 @@ export const contract = c.router(
     docs: {
       reference: {
         method: 'GET',
-        path: '/docs',
+        path: apiPaths.docs,
         summary: 'Interactive API reference (HTML)',
         responses: { 200: c.otherResponse({ contentType: 'text/html', body: z.string() }) },
         metadata: metadata({ security: 'none' }),
       },
       problem: {
         method: 'GET',
-        path: '/problems/:kind',
+        path: apiPaths.problem,
         summary: 'Explain a problem type (HTML)',
         description: `The page a problem \`type\` URI points to. Kinds: ${problemKindNames.join(', ')}.`,
         pathParams: z.object({ kind: z.string() }),
@@ -105,7 +106,7 @@ export const contract = c.router(
     probes: {
       live: {
         method: 'GET',
-        path: '/livez',
+        path: apiPaths.live,
         summary: 'Liveness probe',
         description: 'Answers while the process runs. No data, no authentication.',
         responses: { 200: z.literal('OK') },
@@ -113,7 +114,7 @@ export const contract = c.router(
       },
       ready: {
         method: 'GET',
-        path: '/readyz',
+        path: apiPaths.ready,
         summary: 'Readiness probe',
         description: 'Answers 200 when the database answers, 503 otherwise. No data, no authentication.',
         responses: { 200: z.literal('OK'), 503: problem },

@@ -6,4 +6,5 @@ export * from './api-key-format.js';
 export * from './comma-list.js';
 export * from './headers.js';
 export * from './limits.js';
+export * from './paths.js';
 export * from './problem-kinds.js';

@@ -1,3 +1,4 @@
+import { apiPaths, headerNames } from '@releases/contract';
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { readSampleCatalogue } from './sample.js';
@@ -22,8 +23,8 @@ export async function seedOnFirstRun(services: Services, logger: Logger): Promis
       '',
       `    ${key}`,
       '',
-      `  curl '${base}/api/v1/release?vocaloid_banks=Hatsune%20Miku&limit=5'`,
-      `  curl -H 'x-api-key: ${key}' ${base}/api/v1/health`,
+      `  curl '${base}${apiPaths.releaseList}?vocaloid_banks=Hatsune%20Miku&limit=5'`,
+      `  curl -H '${headerNames.apiKey}: ${key}' ${base}${apiPaths.health}`,
       '',
       '',
     ].join('\n'),

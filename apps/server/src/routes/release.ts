@@ -1,4 +1,4 @@
-import { type contract, limits, defaultSortOrder, headerNames, type ReleaseListQuery } from '@releases/contract';
+import { apiPaths, type contract, limits, defaultSortOrder, headerNames, type ReleaseListQuery } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { authLocals, authMessages, unauthorized } from '../auth/authenticate.js';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
@@ -36,7 +36,7 @@ function nextPageUrl(publicUrl: string, query: ReleaseListQuery, cursor: string)
   if (query.limit !== limits.defaultPageSize) params.set('limit', String(query.limit));
   if (query.sort !== defaultSortOrder) params.set('sort', query.sort);
   params.set('cursor', cursor);
-  return `${publicUrl}/api/v1/release?${params.toString()}`;
+  return `${publicUrl}${apiPaths.releaseList}?${params.toString()}`;
 }
 
 export function requireCallerIfConfigured(config: Config, res: Parameters<typeof authLocals>[0]): void {

@@ -1,0 +1,12 @@
+/** Every route's path, once: the ts-rest router and the SDK both read them from here. */
+export const apiPaths = {
+  releaseList: '/api/v1/release',
+  release: '/api/v1/release/:id',
+  facets: '/api/v1/facets',
+  health: '/api/v1/health',
+  openapi: '/api/v1/openapi.json',
+  docs: '/docs',
+  problem: '/problems/:kind',
+  live: '/livez',
+  ready: '/readyz',
+} as const;
