@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
     '/api/v1',
     jsonBody(limits.maxJsonBodyBytes),
     authenticate({ keys: deps.keys, storage, clock }),
-    apiRateLimit(config, deps.rateLimitStore),
+    apiRateLimit(config, logger, deps.rateLimitStore),
     rejectFailedAuthentication,
   );
 

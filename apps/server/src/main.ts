@@ -4,6 +4,7 @@ import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { answerClientErrors } from './problems.js';
+import { openRedisRateLimitStore } from './rate-limit-store.js';
 import { openServices } from './services.js';
 
 async function main(): Promise<void> {
@@ -21,8 +22,14 @@ async function main(): Promise<void> {
   const services = await openServices(config, logger);
   await seedOnFirstRun(services, logger);
 
+  const sharedLimits = config.redisUrl ? await openRedisRateLimitStore(config.redisUrl, logger) : undefined;
   let shuttingDown = false;
-  const app = createApp({ ...services, logger, isShuttingDown: () => shuttingDown });
+  const app = createApp({
+    ...services,
+    logger,
+    isShuttingDown: () => shuttingDown,
+    ...(sharedLimits ? { rateLimitStore: sharedLimits.store } : {}),
+  });
   const server: Server = app.listen(config.port, config.host);
   answerClientErrors(server, config.publicUrl);
   await new Promise<void>((resolve, reject) => {
@@ -46,6 +53,7 @@ async function main(): Promise<void> {
     force.unref();
     server.close(async () => {
       await services.storage.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
+      await sharedLimits?.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));
       logger.info('stopped');
       logger.flush();
       process.exit(0);

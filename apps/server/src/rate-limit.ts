@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import { authLocals, type Principal } from './auth/authenticate.js';
 import type { Config } from './config.js';
@@ -24,7 +25,7 @@ function callerPartition(principal: Principal): string | undefined {
  * Per-caller quotas (SPEC §4): anonymous callers per IP, API keys per key, sessions per user, with the IETF
  * draft-8 `RateLimit` / `RateLimit-Policy` headers. Runs after `authenticate` so it knows who is calling.
  */
-export function apiRateLimit(config: Config, store?: Store): RequestHandler {
+export function apiRateLimit(config: Config, logger: Logger, store?: Store): RequestHandler {
   const limits: Record<Bucket, number> = {
     anonymous: config.rateLimits.anonymous,
     'api-key': config.rateLimits.apiKey,
@@ -33,6 +34,11 @@ export function apiRateLimit(config: Config, store?: Store): RequestHandler {
   return rateLimit({
     windowMs: config.rateLimits.windowMs,
     standardHeaders: 'draft-8',
+    // Its own warnings and store errors go to our structured log, not the console.
+    logger: {
+      error: (...args: unknown[]) => logger.error({ detail: args.map(String) }, 'rate limiter error'),
+      warn: (...args: unknown[]) => logger.warn({ detail: args.map(String) }, 'rate limiter warning'),
+    },
     legacyHeaders: false,
     identifier: (_req, res) => bucketOf(res),
     limit: (_req, res) => limits[bucketOf(res)],
@@ -40,7 +46,8 @@ export function apiRateLimit(config: Config, store?: Store): RequestHandler {
       const caller = bucketOf(res) === 'anonymous' ? undefined : callerPartition(authLocals(res).principal);
       return caller ?? `ip:${ipKeyGenerator(req.ip ?? '')}`;
     },
-    ...(store ? { store } : {}),
+    // With a shared store (Redis), an outage lets requests through instead of failing them; it is logged.
+    ...(store ? { store, passOnStoreError: true } : {}),
     handler: (req, _res, next) => {
       const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + config.rateLimits.windowMs) - Date.now()) / 1000));

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ParsedReleaseInput, Problem } from '@releases/contract';
 import { ProblemSchema } from '@releases/contract';
+import type { Store } from 'express-rate-limit';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -34,6 +35,8 @@ export interface TestServerOptions {
   clock?: Clock;
   /** Wraps the real storage, to inject faults. */
   wrapStorage?: (storage: Storage) => Storage;
+  /** A shared rate-limit store (Redis) instead of the in-memory one. */
+  rateLimitStore?: Store;
   /** SQLite (default) or the PostgreSQL server named by TEST_DATABASE_URL, in a schema of its own. */
   database?: 'sqlite' | 'postgres';
 }
@@ -88,7 +91,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.upsertReleases(releases, new Date(clock.now()));
   const storage = options.wrapStorage ? options.wrapStorage(services.storage) : services.storage;
-  const app = createApp({ ...services, storage, logger });
+  const app = createApp({ ...services, storage, logger, ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}) });
   httpServer.on('request', app);
   answerClientErrors(httpServer, baseUrl);
 
