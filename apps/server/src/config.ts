@@ -20,12 +20,13 @@ const EnvironmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
+  // Unset: http://localhost:<PORT> (filled in below, once PORT is known).
   PUBLIC_URL: z
     .string()
     .url()
     .refine((value) => /^https?:\/\//.test(value), 'must be an http or https URL')
     .transform((value) => value.replace(/\/+$/, ''))
-    .default('http://localhost:3000'),
+    .optional(),
   DATABASE_URL: z
     .string()
     .refine((value) => value.startsWith('file:') || /^postgres(ql)?:\/\//.test(value), {
@@ -73,7 +74,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     env: env.NODE_ENV,
     port: env.PORT,
     host: env.HOST,
-    publicUrl: env.PUBLIC_URL,
+    publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
     logLevel: env.LOG_LEVEL,

@@ -166,6 +166,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ RELEASES_AUTH: 'maybe' })).toThrow(/RELEASES_AUTH/);
   });
 
+  it('PUBLIC_URL follows PORT unless set', () => {
+    expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
+    expect(loadConfig({ PORT: '4000', PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
+  });
+
   it('the server refuses to start on a bad value and says why', async () => {
     const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: '99999' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
