@@ -77,8 +77,10 @@ export class CursorCodec {
     const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor);
     if (!match) throw new CursorDecodeError('malformed');
     const [, payload, mac] = match as unknown as [string, string, string];
-    const given = Buffer.from(mac, 'base64url');
-    const expected = this.mac(payload);
+    // Compare the encoded text, not decoded bytes: base64url lets several strings decode to the same bytes,
+    // and only the one we issued is a valid cursor.
+    const given = Buffer.from(mac);
+    const expected = Buffer.from(this.mac(payload).toString('base64url'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new CursorDecodeError('tampered');
 
     let decoded: unknown;
