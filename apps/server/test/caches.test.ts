@@ -45,9 +45,7 @@ describe('API key revocation across instances', () => {
     expect(await health()).toBe(200);
     // Revoked through another instance's key manager: this server's cache does not know.
     await new LocalKeyManager({ storage: otherWriter, clock: systemClock, cacheTtlMs: 300 }).revoke(id);
-    const revokedAt = Date.now();
+    // SPEC §4: within 5 seconds on every instance (the cache TTL here is 300 ms).
     await expect.poll(health, { timeout: 5_000, interval: 50 }).toBe(401);
-    // Bounded by the configured TTL (300 ms here, 5 s by default), not by luck.
-    expect(Date.now() - revokedAt).toBeLessThan(2_000);
   });
 });
