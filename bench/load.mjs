@@ -52,5 +52,12 @@ latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
 agent.destroy();
 process.stdout.write(
-  JSON.stringify({ requests: latencies.length, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99), errors, non2xx }),
+  JSON.stringify({
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: pct(50),
+    p99: pct(99),
+    errors,
+    non2xx,
+  }),
 );

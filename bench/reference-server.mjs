@@ -21,7 +21,8 @@ const prepare = (sql) => {
 
 function values(params, name) {
   const out = [];
-  for (const raw of params.getAll(name)) for (const item of raw.split(',')) if (item.trim()) out.push(item.trim().toLowerCase());
+  for (const raw of params.getAll(name))
+    for (const item of raw.split(',')) if (item.trim()) out.push(item.trim().toLowerCase());
   return [...new Set(out)];
 }
 
@@ -36,7 +37,12 @@ function decodeCursor(cursor) {
 
 /** Same binding as the real server, so cursors from either server work on both. */
 function fingerprint(filters, sort) {
-  const canonical = JSON.stringify([sort, [...filters.vocaloid_banks].sort(), [...filters.genres].sort(), [...filters.languages].sort()]);
+  const canonical = JSON.stringify([
+    sort,
+    [...filters.vocaloid_banks].sort(),
+    [...filters.genres].sort(),
+    [...filters.languages].sort(),
+  ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
 }
 
@@ -52,7 +58,11 @@ createServer((req, res) => {
     return;
   }
   const params = url.searchParams;
-  const filters = { vocaloid_banks: values(params, 'vocaloid_banks'), genres: values(params, 'genres'), languages: values(params, 'languages') };
+  const filters = {
+    vocaloid_banks: values(params, 'vocaloid_banks'),
+    genres: values(params, 'genres'),
+    languages: values(params, 'languages'),
+  };
   const limit = Math.min(100, Math.max(1, Number(params.get('limit') ?? 20) || 20));
   const sort = params.get('sort') === 'release_date' ? 'release_date' : '-release_date';
   const descending = sort === '-release_date';
@@ -60,7 +70,9 @@ createServer((req, res) => {
   const args = [];
   for (const [name, keys] of Object.entries(filters)) {
     if (keys.length === 0) continue;
-    where.push(`exists (select 1 from release_tags t where t.release_id = r.id and t.kind = ? and t.value_key in (${keys.map(() => '?').join(',')}))`);
+    where.push(
+      `exists (select 1 from release_tags t where t.release_id = r.id and t.kind = ? and t.value_key in (${keys.map(() => '?').join(',')}))`,
+    );
     args.push(kinds[name], ...keys);
   }
   const cursor = params.get('cursor');
@@ -81,7 +93,11 @@ createServer((req, res) => {
   const next = rows.length > limit ? encodeCursor(page[page.length - 1], fingerprint(filters, sort)) : '';
   const body = JSON.stringify({
     success: true,
-    data: { releases: page.map((row) => JSON.parse(row.doc)), pagination: next, generated_at: new Date().toISOString() },
+    data: {
+      releases: page.map((row) => JSON.parse(row.doc)),
+      pagination: next,
+      generated_at: new Date().toISOString(),
+    },
   });
   const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
   if (next) headers.link = `<http://localhost${url.pathname}?cursor=${next}>; rel="next"`;

@@ -59,10 +59,14 @@ const seeded = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) : {
 if (seeded.seed !== seed || seeded.generatorVersion !== generatorVersion) {
   console.error(`seeding ${rows.toLocaleString()} synthetic releases (seed ${seed})...`);
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${databaseFile}${suffix}`, { force: true });
-  execFileSync(process.execPath, [path.join(serverDist, 'cli/main.js'), 'seed', '--synthetic', String(rows), '--seed', String(seed)], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(serverDist, 'cli/main.js'), 'seed', '--synthetic', String(rows), '--seed', String(seed)],
+    {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   writeFileSync(marker, JSON.stringify({ rows, seed, generatorVersion }));
 }
 
@@ -84,7 +88,9 @@ const ourUrl = `http://127.0.0.1:${ourPort}`;
 await waitFor(`${ourUrl}/readyz`);
 
 const referencePort = await freePort();
-const reference = fork(path.join(here, 'reference-server.mjs'), [databaseFile, String(referencePort)], { stdio: 'inherit' });
+const reference = fork(path.join(here, 'reference-server.mjs'), [databaseFile, String(referencePort)], {
+  stdio: 'inherit',
+});
 const referenceUrl = `http://127.0.0.1:${referencePort}`;
 await new Promise((resolve) => reference.once('message', resolve));
 
@@ -106,14 +112,25 @@ if (rare.length === 0) throw new Error('no voice bank with fewer than 50 release
 
 const limits = [10, 20, 20, 25, 50];
 const kinds = {
-  'no filter': limits.flatMap((limit) => [`/api/v1/release?limit=${limit}`, `/api/v1/release?limit=${limit}&sort=release_date`]),
-  'one broad filter': [...broadBanks.map((b) => `vocaloid_banks=${enc(b)}`), ...broadGenres.map((g) => `genres=${enc(g)}`)].flatMap((q) =>
-    [20, 50].map((limit) => `/api/v1/release?${q}&limit=${limit}`),
-  ),
-  'two filters': broadBanks.flatMap((b) => languages.map((l) => `/api/v1/release?vocaloid_banks=${enc(b)}&languages=${l}&limit=20`)).concat(
-    broadGenres.slice(0, 3).flatMap((g) => languages.map((l) => `/api/v1/release?genres=${enc(g)}&languages=${l}&limit=20`)),
-  ),
-  'selective filter': rare.flatMap((b) => [`/api/v1/release?vocaloid_banks=${enc(b)}`, `/api/v1/release?vocaloid_banks=${enc(b)}&sort=release_date`]),
+  'no filter': limits.flatMap((limit) => [
+    `/api/v1/release?limit=${limit}`,
+    `/api/v1/release?limit=${limit}&sort=release_date`,
+  ]),
+  'one broad filter': [
+    ...broadBanks.map((b) => `vocaloid_banks=${enc(b)}`),
+    ...broadGenres.map((g) => `genres=${enc(g)}`),
+  ].flatMap((q) => [20, 50].map((limit) => `/api/v1/release?${q}&limit=${limit}`)),
+  'two filters': broadBanks
+    .flatMap((b) => languages.map((l) => `/api/v1/release?vocaloid_banks=${enc(b)}&languages=${l}&limit=20`))
+    .concat(
+      broadGenres
+        .slice(0, 3)
+        .flatMap((g) => languages.map((l) => `/api/v1/release?genres=${enc(g)}&languages=${l}&limit=20`)),
+    ),
+  'selective filter': rare.flatMap((b) => [
+    `/api/v1/release?vocaloid_banks=${enc(b)}`,
+    `/api/v1/release?vocaloid_banks=${enc(b)}&sort=release_date`,
+  ]),
 };
 
 // Deep pages: cursors collected along a full walk (a cursor is bound to filters and sort, not to limit).
@@ -121,7 +138,9 @@ async function cursorsAlongWalk(query, every) {
   const cursors = [];
   let cursor = '';
   for (let page = 1; ; page++) {
-    const body = await (await fetch(`${ourUrl}/api/v1/release?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`)).json();
+    const body = await (
+      await fetch(`${ourUrl}/api/v1/release?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`)
+    ).json();
     cursor = body.data.pagination;
     if (!cursor) return cursors;
     if (page % every === 0) cursors.push(cursor);
@@ -131,13 +150,17 @@ const deepUnfiltered = await cursorsAlongWalk('', Math.max(1, Math.floor(rows / 
 const deepGenre = await cursorsAlongWalk(`&genres=${enc(broadGenres[0])}`, Math.max(1, Math.floor(rows / 100 / 60)));
 kinds['deep pages (cursor)'] = [
   ...deepUnfiltered.slice(Math.floor(deepUnfiltered.length / 4)).map((c) => `/api/v1/release?limit=20&cursor=${c}`),
-  ...deepGenre.slice(Math.floor(deepGenre.length / 4)).map((c) => `/api/v1/release?genres=${enc(broadGenres[0])}&limit=20&cursor=${c}`),
+  ...deepGenre
+    .slice(Math.floor(deepGenre.length / 4))
+    .map((c) => `/api/v1/release?genres=${enc(broadGenres[0])}&limit=20&cursor=${c}`),
 ];
 
 // --- measure ------------------------------------------------------------------------------------------------
 function load(baseUrl, paths) {
   const config = { baseUrl, paths, connections, durationMs, warmupMs: 1000, maxRequests: 2_000_000 };
-  const output = execFileSync(process.execPath, [path.join(here, 'load.mjs'), JSON.stringify(config)], { maxBuffer: 1 << 20 });
+  const output = execFileSync(process.execPath, [path.join(here, 'load.mjs'), JSON.stringify(config)], {
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(output.toString());
 }
 
@@ -146,7 +169,8 @@ let order = 0;
 // The whole mix takes the kinds in turn, so every stretch of the run sees all of them.
 const interleaved = [];
 const longest = Math.max(...Object.values(kinds).map((list) => list.length));
-for (let i = 0; i < longest; i++) for (const list of Object.values(kinds)) if (i < list.length) interleaved.push(list[i]);
+for (let i = 0; i < longest; i++)
+  for (const list of Object.values(kinds)) if (i < list.length) interleaved.push(list[i]);
 for (const [kind, paths] of [...Object.entries(kinds), ['whole mix', interleaved]]) {
   // Alternate which server goes first, so neither always gets the warmer machine.
   const first = order++ % 2 === 0;
@@ -168,7 +192,9 @@ const lines = [
       `| ${r.kind} | ${r.urls} | ${fmt(r.our.rps, 0)} | ${fmt(r.our.p50)} | ${fmt(r.our.p99)} | ${fmt(r.ref.rps, 0)} | ${fmt(r.ref.p50)} | ${fmt(r.ref.p99)} | **${fmt(r.ratio)}** |`,
   ),
 ];
-const failures = results.flatMap((r) => [...(r.our.errors || r.our.non2xx ? [`${r.kind}: ours had ${r.our.errors} errors, ${r.our.non2xx} non-2xx`] : [])]);
+const failures = results.flatMap((r) => [
+  ...(r.our.errors || r.our.non2xx ? [`${r.kind}: ours had ${r.our.errors} errors, ${r.our.non2xx} non-2xx`] : []),
+]);
 const byKind = Object.fromEntries(results.map((r) => [r.kind, r]));
 const deepVsFirst = byKind['deep pages (cursor)'].our.p50 / byKind['no filter'].our.p50;
 const targets = [
@@ -193,7 +219,11 @@ if (flag('record')) {
   const file = path.join(here, 'RESULTS.md');
   // Keep earlier dated entries; the header (with its own sections) is rewritten from RESULTS.header.md.
   const previous = existsSync(file)
-    ? readFileSync(file, 'utf8').split('\n## ').slice(1).filter((s) => /^\d{4}-/.test(s)).map((s) => `## ${s}`)
+    ? readFileSync(file, 'utf8')
+        .split('\n## ')
+        .slice(1)
+        .filter((s) => /^\d{4}-/.test(s))
+        .map((s) => `## ${s}`)
     : [];
   const header = readFileSync(path.join(here, 'RESULTS.header.md'), 'utf8');
   const entry = `## ${new Date().toISOString().slice(0, 10)}: ${rows.toLocaleString('en-US')} releases\n\n${report}\n`;

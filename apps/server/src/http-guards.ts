@@ -5,7 +5,7 @@ import { HttpProblem } from './problems.js';
 
 /** Every route of the contract, flattened. */
 export function contractRoutes(router: AppRouter = contract): AppRoute[] {
-  return Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : contractRoutes(entry as AppRouter)));
+  return Object.values(router).flatMap((entry) => (isAppRoute(entry) ? [entry] : contractRoutes(entry)));
 }
 
 function pathPattern(path: string): RegExp {
@@ -64,4 +64,10 @@ export function publicReadPaths(): string[] {
     .map((route) => route.path);
 }
 
-export const exposedHeaders = [headerNames.requestId, headerNames.link, headerNames.rateLimit, headerNames.rateLimitPolicy, headerNames.retryAfter];
+export const exposedHeaders = [
+  headerNames.requestId,
+  headerNames.link,
+  headerNames.rateLimit,
+  headerNames.rateLimitPolicy,
+  headerNames.retryAfter,
+];

@@ -12,7 +12,20 @@ export function createLogger(level: string): Logger {
     base: null,
     // Belt and braces: should anything ever log these paths, they are censored.
     redact: {
-      paths: ['headers', '*.headers', 'key', '*.key', 'apiKey', '*.apiKey', 'password', '*.password', 'token', '*.token', 'cookie', '*.cookie'],
+      paths: [
+        'headers',
+        '*.headers',
+        'key',
+        '*.key',
+        'apiKey',
+        '*.apiKey',
+        'password',
+        '*.password',
+        'token',
+        '*.token',
+        'cookie',
+        '*.cookie',
+      ],
       censor: '[redacted]',
     },
   });

@@ -51,12 +51,16 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
-    server.close(async () => {
-      await services.storage.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
-      await sharedLimits?.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));
-      logger.info('stopped');
-      logger.flush();
-      process.exit(0);
+    server.close(() => {
+      void (async () => {
+        await services.storage
+          .close()
+          .catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
+        await sharedLimits?.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));
+        logger.info('stopped');
+        logger.flush();
+        process.exit(0);
+      })();
     });
     server.closeIdleConnections();
   };
@@ -66,6 +70,9 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  if (error instanceof Error && error.cause) process.stderr.write(`  cause: ${String(error.cause)}\n`);
+  if (error instanceof Error && error.cause)
+    process.stderr.write(
+      `  cause: ${error.cause instanceof Error ? error.cause.message : JSON.stringify(error.cause)}\n`,
+    );
   process.exit(1);
 });

@@ -10,10 +10,11 @@ import {
 } from '@releases/contract';
 import { isAppRouteOtherResponse } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
+import type { OpenAPIObject, OperationObject, PathItemObject, SchemaObject } from 'openapi3-ts';
 import { contractRoutes } from './http-guards.js';
 
-type OpenApiDocument = ReturnType<typeof generateOpenApi>;
-type Operation = NonNullable<OpenApiDocument['paths'][string]['get']>;
+type OpenApiDocument = OpenAPIObject;
+type Operation = OperationObject;
 interface ResponseObject {
   description: string;
   content?: Record<string, unknown>;
@@ -54,7 +55,7 @@ export function buildOpenApiDocument(publicUrl: string, version: string): OpenAp
       setOperationId: 'concatenated-path',
       operationMapper: (operation, appRoute) => {
         const metadata = appRoute.metadata as RouteMetadata | undefined;
-        const mapped = { ...operation } as Operation;
+        const mapped: Operation = { ...operation };
         mapped.security = securityByRoute[metadata?.security ?? 'none'];
         return mapped;
       },
@@ -81,17 +82,20 @@ export function buildOpenApiDocument(publicUrl: string, version: string): OpenAp
   const routesByOperation = new Map(
     contractRoutes().map((route) => [`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route]),
   );
-  for (const [path, pathItem] of Object.entries(document.paths)) {
+  const paths = document.paths as Record<string, PathItemObject>;
+  for (const [path, pathItem] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(pathItem) as Array<[string, Operation]>) {
       const route = routesByOperation.get(`${method} ${path}`);
       for (const parameter of operation.parameters ?? []) {
         if ('name' in parameter && parameter.in === 'query' && parameter.name in releaseListParameterDocs) {
           parameter.schema = {
             ...releaseListParameterDocs[parameter.name as keyof typeof releaseListParameterDocs],
-          } as typeof parameter.schema;
+          } as SchemaObject;
         }
       }
-      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, ResponseObject>)) {
+      // openapi3-ts types responses as `any`; these are the objects the generator wrote.
+      const responses = operation.responses as unknown as Record<string, ResponseObject>;
+      for (const [status, response] of Object.entries(responses)) {
         const code = Number(status);
         const declared = route?.responses[code];
         if (declared !== undefined && isAppRouteOtherResponse(declared)) {
@@ -112,13 +116,25 @@ export function buildOpenApiDocument(publicUrl: string, version: string): OpenAp
         }
         if (operation.security && operation.security.length > 0) {
           response.headers = {
-            [headerNames.requestId]: { description: 'The request id, also in a problem\'s `instance`.', schema: { type: 'string' } },
+            [headerNames.requestId]: {
+              description: "The request id, also in a problem's `instance`.",
+              schema: { type: 'string' },
+            },
             ...rateLimitHeaders,
             ...(code === 200 && operation.operationId === 'releaseList'
-              ? { Link: { description: 'RFC 8288 link to the next page (`rel="next"`), when there is one.', schema: { type: 'string' } } }
+              ? {
+                  Link: {
+                    description: 'RFC 8288 link to the next page (`rel="next"`), when there is one.',
+                    schema: { type: 'string' },
+                  },
+                }
               : {}),
-            ...(code === 401 ? { 'WWW-Authenticate': { description: 'The accepted schemes.', schema: { type: 'string' } } } : {}),
-            ...(code === 429 || code === 503 ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } : {}),
+            ...(code === 401
+              ? { 'WWW-Authenticate': { description: 'The accepted schemes.', schema: { type: 'string' } } }
+              : {}),
+            ...(code === 429 || code === 503
+              ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }
+              : {}),
           };
         }
       }

@@ -123,19 +123,31 @@ export function toHttpProblem(error: unknown): HttpProblem {
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.too.large':
-        return new HttpProblem('payload-too-large', `The request body is larger than ${error.limit ?? 'the limit of'} bytes.`, {
-          cause: error,
-        });
+        return new HttpProblem(
+          'payload-too-large',
+          `The request body is larger than ${error.limit ?? 'the limit of'} bytes.`,
+          {
+            cause: error,
+          },
+        );
       case 'entity.parse.failed':
         return new HttpProblem('invalid-request', 'The request body is not valid JSON.', { cause: error });
       case 'charset.unsupported':
-        return new HttpProblem('unsupported-media-type', `The charset ${JSON.stringify(error.charset)} is not supported; send UTF-8.`, {
-          cause: error,
-        });
+        return new HttpProblem(
+          'unsupported-media-type',
+          `The charset ${JSON.stringify(error.charset)} is not supported; send UTF-8.`,
+          {
+            cause: error,
+          },
+        );
       case 'encoding.unsupported':
-        return new HttpProblem('unsupported-media-type', `The content encoding ${JSON.stringify(error.encoding)} is not supported.`, {
-          cause: error,
-        });
+        return new HttpProblem(
+          'unsupported-media-type',
+          `The content encoding ${JSON.stringify(error.encoding)} is not supported.`,
+          {
+            cause: error,
+          },
+        );
       case 'request.aborted':
       case 'request.size.invalid':
         return new HttpProblem('invalid-request', 'The request body ended early or did not match its Content-Length.', {

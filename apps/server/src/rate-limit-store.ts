@@ -13,7 +13,11 @@ export interface SharedRateLimitStore {
  * Commands fail fast while Redis is unreachable (no offline queue), and the limiter lets requests through
  * rather than hanging them (`passOnStoreError`), logging each failure.
  */
-export async function openRedisRateLimitStore(redisUrl: string, logger: Logger, prefix = 'releases:rl:'): Promise<SharedRateLimitStore> {
+export async function openRedisRateLimitStore(
+  redisUrl: string,
+  logger: Logger,
+  prefix = 'releases:rl:',
+): Promise<SharedRateLimitStore> {
   const client = createClient({
     url: redisUrl,
     disableOfflineQueue: true,

@@ -50,7 +50,10 @@ export function apiRateLimit(config: Config, logger: Logger, store?: Store): Req
     ...(store ? { store, passOnStoreError: true } : {}),
     handler: (req, _res, next) => {
       const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + config.rateLimits.windowMs) - Date.now()) / 1000));
+      const seconds = Math.max(
+        1,
+        Math.ceil(((resetTime?.getTime() ?? Date.now() + config.rateLimits.windowMs) - Date.now()) / 1000),
+      );
       next(
         new HttpProblem('rate-limited', `Too many requests: try again in ${seconds} seconds.`, {
           headers: { 'retry-after': String(seconds) },

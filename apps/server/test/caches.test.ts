@@ -23,14 +23,19 @@ afterAll(async () => {
 });
 
 const firstPage = async (query = '') =>
-  ReleaseListResponseSchema.parse(await (await server.get(`/api/v1/release?limit=3${query}`)).json()).data.releases.map((r) => r.id);
+  ReleaseListResponseSchema.parse(await (await server.get(`/api/v1/release?limit=3${query}`)).json()).data.releases.map(
+    (r) => r.id,
+  );
 
 describe('the page and facet caches', () => {
   it('see a write by another connection on the very next request', async () => {
     const before = await firstPage();
     expect(await firstPage()).toEqual(before); // now cached
     const [template] = await sampleReleases();
-    await otherWriter.upsertReleases([{ ...template!, id: 'rel_fromanotherprocess', release_date: '2100-01-01', genres: ['zydeco'] }], new Date());
+    await otherWriter.upsertReleases(
+      [{ ...template!, id: 'rel_fromanotherprocess', release_date: '2100-01-01', genres: ['zydeco'] }],
+      new Date(),
+    );
     expect((await firstPage())[0]).toBe('rel_fromanotherprocess');
     expect(await firstPage('&genres=zydeco')).toEqual(['rel_fromanotherprocess']);
     const facets = FacetsResponseSchema.parse(await (await server.get('/api/v1/facets')).json());

@@ -91,7 +91,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.upsertReleases(releases, new Date(clock.now()));
   const storage = options.wrapStorage ? options.wrapStorage(services.storage) : services.storage;
-  const app = createApp({ ...services, storage, logger, ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}) });
+  const app = createApp({
+    ...services,
+    storage,
+    logger,
+    ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
+  });
   httpServer.on('request', app);
   answerClientErrors(httpServer, baseUrl);
 
@@ -144,7 +149,17 @@ export function expectedIds(
       matches(r.genres, filters.genres) &&
       matches(r.languages, filters.languages),
   );
-  rows.sort((a, b) => (a.release_date === b.release_date ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.release_date < b.release_date ? -1 : 1));
+  rows.sort((a, b) =>
+    a.release_date === b.release_date
+      ? a.id < b.id
+        ? -1
+        : a.id > b.id
+          ? 1
+          : 0
+      : a.release_date < b.release_date
+        ? -1
+        : 1,
+  );
   if (sort === '-release_date') rows.reverse();
   return rows.map((r) => r.id);
 }

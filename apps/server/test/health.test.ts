@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const health = (key?: string) => server.get('/api/v1/health', key === undefined ? {} : { headers: { 'x-api-key': key } });
+const health = (key?: string) =>
+  server.get('/api/v1/health', key === undefined ? {} : { headers: { 'x-api-key': key } });
 
 async function expectUnauthorized(response: Response, detail: string): Promise<void> {
   const problem = await expectProblem(response, 'unauthorized', 401);
@@ -61,7 +62,10 @@ describe('GET /api/v1/health', () => {
   it('401 when the checksum does not match', async () => {
     const { key } = await server.createKey();
     const typo = key.slice(0, 10) + (key[10] === 'a' ? 'b' : 'a') + key.slice(11);
-    await expectUnauthorized(await health(typo), 'The API key does not pass its checksum: it was mistyped or cut short.');
+    await expectUnauthorized(
+      await health(typo),
+      'The API key does not pass its checksum: it was mistyped or cut short.',
+    );
   });
 
   it('401 when a well-formed key is unknown', async () => {
@@ -95,7 +99,9 @@ describe('GET /api/v1/health', () => {
     expect(stored.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored.keyHash).not.toContain(key.slice(4));
     expect(stored.displayStart).toBe(key.slice(0, 12));
-    await expect.poll(async () => (await server.services.storage.listApiKeys()).find((k) => k.id === id)?.lastUsedAt).not.toBeNull();
+    await expect
+      .poll(async () => (await server.services.storage.listApiKeys()).find((k) => k.id === id)?.lastUsedAt)
+      .not.toBeNull();
   });
 });
 

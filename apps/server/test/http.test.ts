@@ -11,7 +11,9 @@ afterAll(() => server.close());
 describe('headers on every response', () => {
   it('echoes a valid x-request-id and generates one otherwise', async () => {
     const id = randomUUID();
-    expect((await server.get('/api/v1/release', { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toBe(id);
+    expect((await server.get('/api/v1/release', { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toBe(
+      id,
+    );
     const replaced = await server.get('/api/v1/release', { headers: { 'x-request-id': '<script>' } });
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     for (const path of ['/livez', '/nope', '/docs', '/problems/not-found']) {
@@ -40,7 +42,11 @@ describe('headers on every response', () => {
     expect((await server.get('/api/v1/health', origin)).headers.get('access-control-allow-origin')).toBeNull();
     const preflight = await server.get('/api/v1/release', {
       method: 'OPTIONS',
-      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+      headers: {
+        origin: 'https://example.org',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-api-key',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-api-key');

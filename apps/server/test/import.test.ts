@@ -86,7 +86,9 @@ describe('cli import', () => {
     const key = JSON.parse(created.stdout) as { id: string; key: string; name: string; expiresAt: string };
     expect(key.key).toMatch(/^rls_[0-9A-Za-z]{38}$/);
     expect(key.name).toBe('ci');
-    const listed = JSON.parse((await pnpmCli('keys', 'list', '--json')).stdout) as { keys: Array<Record<string, unknown>> };
+    const listed = JSON.parse((await pnpmCli('keys', 'list', '--json')).stdout) as {
+      keys: Array<Record<string, unknown>>;
+    };
     expect(listed.keys.map((k) => k.id)).toContain(key.id);
     expect(JSON.stringify(listed)).not.toContain(key.key);
     expect((await pnpmCli('keys', 'revoke', key.id)).code).toBe(0);

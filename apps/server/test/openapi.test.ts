@@ -6,7 +6,12 @@ import { contractRoutes } from '../src/http-guards.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 let server: TestServer;
-let document: Record<string, unknown> & { paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> }>> };
+let document: Record<string, unknown> & {
+  paths: Record<
+    string,
+    Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> }>
+  >;
+};
 
 beforeAll(async () => {
   server = await startTestServer({ releases: 'none' });
@@ -19,10 +24,16 @@ async function expressRoutes(): Promise<string[]> {
   const { createApp } = await import('../src/app.js');
   const { createLogger } = await import('../src/logger.js');
   const app: Express = createApp({ ...server.services, logger: createLogger('silent') });
-  const stack = (app as unknown as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } }).router.stack;
+  const stack = (
+    app as unknown as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } }
+  ).router.stack;
   return stack
     .filter((layer) => layer.route)
-    .flatMap((layer) => Object.keys(layer.route!.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${layer.route!.path}`));
+    .flatMap((layer) =>
+      Object.keys(layer.route!.methods)
+        .filter((m) => m !== '_all')
+        .map((m) => `${m.toUpperCase()} ${layer.route!.path}`),
+    );
 }
 
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
@@ -30,15 +41,22 @@ const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 describe('the contract, Express and the OpenAPI document agree', () => {
   it('every Express route is in the contract and the other way round', async () => {
     const fromExpress = (await expressRoutes()).sort();
-    const fromContract = contractRoutes().map((r) => `${r.method} ${r.path}`).sort();
+    const fromContract = contractRoutes()
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(fromExpress).toEqual(fromContract);
   });
 
   it('every contract route is in the OpenAPI document', () => {
     for (const route of contractRoutes()) {
-      expect(document.paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+      expect(
+        document.paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()],
+        `${route.method} ${route.path}`,
+      ).toBeDefined();
     }
-    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented).toHaveLength(contractRoutes().length);
   });
 

@@ -38,8 +38,8 @@ async function startProcess(env: Record<string, string>): Promise<Running> {
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   for (let i = 0; i < 200; i++) {
     try {
@@ -75,7 +75,10 @@ describe('first start', () => {
       await expect.poll(() => first.stdout()).toContain('"path":"/api/v1/health"');
       expect(first.stdout()).not.toContain(key!);
       expect(first.stdout()).not.toContain(key!.slice(4, 20));
-      const line = first.stdout().split('\n').find((l) => l.includes('"path":"/api/v1/health"'))!;
+      const line = first
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('"path":"/api/v1/health"'))!;
       expect(JSON.parse(line)).toMatchObject({ method: 'GET', status: 200, route: '/api/v1/health' });
     } finally {
       first.child.kill('SIGTERM');
@@ -109,7 +112,11 @@ describe('the README quick start', () => {
     const readme = readFileSync(path.join(serverRoot, '..', '..', 'README.md'), 'utf8');
     const script = /```sh\n(# List releases[\s\S]*?)```/.exec(readme)?.[1];
     expect(script).toBeDefined();
-    const running = await startProcess({ DATABASE_URL: `file:${path.join(folder, 'readme.db')}`, NODE_ENV: 'development', LOG_LEVEL: 'warn' });
+    const running = await startProcess({
+      DATABASE_URL: `file:${path.join(folder, 'readme.db')}`,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+    });
     try {
       const key = /rls_[0-9A-Za-z]{38}/.exec(running.stderr())![0];
       const runnable = script!
@@ -121,11 +128,12 @@ describe('the README quick start', () => {
       const answers = stdout.trim().split('\n');
       expect(answers).toHaveLength(5);
       const [list, next, health, facets, one] = answers as [string, string, string, string, string];
-      expect(JSON.parse(list).data.releases).toHaveLength(5);
-      expect(JSON.parse(next).data.releases).toHaveLength(5);
+      const data = (json: string) => (JSON.parse(json) as { data: Record<string, unknown> }).data;
+      expect(data(list).releases).toHaveLength(5);
+      expect(data(next).releases).toHaveLength(5);
       expect(health).toBe('"OK"');
-      expect(JSON.parse(facets).data.genres.length).toBeGreaterThan(10);
-      expect(JSON.parse(one).data.title).toBe('Melt');
+      expect((data(facets).genres as unknown[]).length).toBeGreaterThan(10);
+      expect(data(one).title).toBe('Melt');
     } finally {
       running.child.kill('SIGTERM');
       await running.exited;
@@ -135,7 +143,11 @@ describe('the README quick start', () => {
 
 describe('graceful shutdown', () => {
   it('on SIGTERM stops accepting, finishes in-flight work, closes the database and exits 0', async () => {
-    const running = await startProcess({ DATABASE_URL: `file:${path.join(folder, 'stop.db')}`, NODE_ENV: 'production', LOG_LEVEL: 'info' });
+    const running = await startProcess({
+      DATABASE_URL: `file:${path.join(folder, 'stop.db')}`,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+    });
     const { port } = new URL(running.url);
     // A request genuinely in flight: the server has read half of it when the signal arrives.
     const socket = connect(Number(port), '127.0.0.1');
@@ -168,13 +180,18 @@ describe('configuration', () => {
 
   it('PUBLIC_URL follows PORT unless set', () => {
     expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
-    expect(loadConfig({ PORT: '4000', PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
+    expect(loadConfig({ PORT: '4000', PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
+      'https://api.example.com',
+    );
   });
 
   it('the server refuses to start on a bad value and says why', async () => {
-    const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: '99999' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [main], {
+      env: { ...process.env, PORT: '99999' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(err).toContain('PORT');

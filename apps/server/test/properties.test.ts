@@ -4,15 +4,48 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec, CursorDecodeError, type CursorQuery } from '../src/catalogue/cursor.js';
 import { startTestServer, type TestServer } from './harness.js';
 
-const parameterNames = ['vocaloid_banks', 'genres', 'languages', 'limit', 'cursor', 'sort', 'page', '__proto__', 'constructor', ''];
+const parameterNames = [
+  'vocaloid_banks',
+  'genres',
+  'languages',
+  'limit',
+  'cursor',
+  'sort',
+  'page',
+  '__proto__',
+  'constructor',
+  '',
+];
 const parameterValue = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme', maxLength: 80 }),
-  fc.constantFrom('', ',', ',,,', 'ja', 'EN', 'zh-Hans', 'Hatsune Miku', '-release_date', 'release_date', '0', '100', '101', '1e2', '-1', 'null', '[]', '%', '%zz', 'a%00b'),
+  fc.constantFrom(
+    '',
+    ',',
+    ',,,',
+    'ja',
+    'EN',
+    'zh-Hans',
+    'Hatsune Miku',
+    '-release_date',
+    'release_date',
+    '0',
+    '100',
+    '101',
+    '1e2',
+    '-1',
+    'null',
+    '[]',
+    '%',
+    '%zz',
+    'a%00b',
+  ),
   fc.array(fc.constantFrom('rock', 'jazz', ' ', 'x'.repeat(70)), { maxLength: 30 }).map((values) => values.join(',')),
 );
 const queryString = fc
-  .array(fc.tuple(fc.oneof(fc.constantFrom(...parameterNames), fc.string({ maxLength: 10 })), parameterValue), { maxLength: 6 })
+  .array(fc.tuple(fc.oneof(fc.constantFrom(...parameterNames), fc.string({ maxLength: 10 })), parameterValue), {
+    maxLength: 6,
+  })
   .map((pairs) => pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&'));
 /** Raw, possibly broken percent-encoding straight onto the wire. */
 const rawQueryString = fc.stringMatching(/^[a-z_=&%,0-9A-F.~+-]{0,60}$/);
@@ -20,18 +53,24 @@ const rawQueryString = fc.stringMatching(/^[a-z_=&%,0-9A-F.~+-]{0,60}$/);
 describe('the query parser', () => {
   it('never throws: it parses or returns issues', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...parameterNames), fc.oneof(parameterValue, fc.array(parameterValue, { maxLength: 3 }))), (query) => {
-        const result = ReleaseListQuerySchema.safeParse(query);
-        if (result.success) {
-          expect(result.data.limit).toBeGreaterThanOrEqual(1);
-          expect(result.data.limit).toBeLessThanOrEqual(100);
-          for (const values of [result.data.vocaloid_banks, result.data.genres, result.data.languages]) {
-            expect(values.length).toBeLessThanOrEqual(20);
-            for (const value of values) expect(value).toBe(value.trim());
-            for (const value of values) expect(value).not.toBe('');
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(...parameterNames),
+          fc.oneof(parameterValue, fc.array(parameterValue, { maxLength: 3 })),
+        ),
+        (query) => {
+          const result = ReleaseListQuerySchema.safeParse(query);
+          if (result.success) {
+            expect(result.data.limit).toBeGreaterThanOrEqual(1);
+            expect(result.data.limit).toBeLessThanOrEqual(100);
+            for (const values of [result.data.vocaloid_banks, result.data.genres, result.data.languages]) {
+              expect(values.length).toBeLessThanOrEqual(20);
+              for (const value of values) expect(value).toBe(value.trim());
+              for (const value of values) expect(value).not.toBe('');
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -75,25 +114,35 @@ describe('the cursor codec', () => {
     sort: fc.constantFrom('-release_date' as const, 'release_date' as const),
   });
   const position = fc.record({
-    releaseDate: fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    releaseDate: fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
     id: fc.stringMatching(/^rel_[A-Za-z0-9_-]{1,30}$/),
   });
 
   it('round-trips any position for the query it was made for', () => {
-    fc.assert(fc.property(position, query, (p, q) => {
-      expect(codec.decode(codec.encode(p, q), q)).toEqual(p);
-    }));
+    fc.assert(
+      fc.property(position, query, (p, q) => {
+        expect(codec.decode(codec.encode(p, q), q)).toEqual(p);
+      }),
+    );
   });
 
   it('rejects any change to a cursor', () => {
     fc.assert(
-      fc.property(position, query, fc.nat(), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.'), (p, q, at, replacement) => {
-        const cursor = codec.encode(p, q);
-        const index = at % cursor.length;
-        fc.pre(cursor[index] !== replacement);
-        const changed = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
-        expect(() => codec.decode(changed, q)).toThrow(CursorDecodeError);
-      }),
+      fc.property(
+        position,
+        query,
+        fc.nat(),
+        fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.'),
+        (p, q, at, replacement) => {
+          const cursor = codec.encode(p, q);
+          const index = at % cursor.length;
+          fc.pre(cursor[index] !== replacement);
+          const changed = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
+          expect(() => codec.decode(changed, q)).toThrow(CursorDecodeError);
+        },
+      ),
     );
   });
 
@@ -101,24 +150,35 @@ describe('the cursor codec', () => {
     fc.assert(
       fc.property(position, query, query, (p, q1, q2) => {
         const cursor = codec.encode(p, q1);
-        const same = JSON.stringify([q1.sort, ...Object.values(q1.filters).map((v) => [...v].sort())]) ===
-          JSON.stringify([q2.sort, ...Object.values(q2.filters).map((v) => [...v].sort())]);
+        const same =
+          JSON.stringify([q1.sort, ...Object.values(q1.filters).map((v: string[]) => [...v].sort())]) ===
+          JSON.stringify([q2.sort, ...Object.values(q2.filters).map((v: string[]) => [...v].sort())]);
         if (!same) expect(() => codec.decode(cursor, q2)).toThrow(CursorDecodeError);
-        expect(() => new CursorCodec('another-secret-entirely-different-from-it').decode(cursor, q1)).toThrow(CursorDecodeError);
+        expect(() => new CursorCodec('another-secret-entirely-different-from-it').decode(cursor, q1)).toThrow(
+          CursorDecodeError,
+        );
       }),
     );
   });
 
   it('throws only CursorDecodeError on arbitrary input', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.base64String().map((s) => `${s}.${s}`)), query, (text, q) => {
-        try {
-          codec.decode(text, q);
-          expect.unreachable('decoded garbage');
-        } catch (error) {
-          expect(error).toBeInstanceOf(CursorDecodeError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'binary' }),
+          fc.base64String().map((s) => `${s}.${s}`),
+        ),
+        query,
+        (text, q) => {
+          try {
+            codec.decode(text, q);
+            expect.unreachable('decoded garbage');
+          } catch (error) {
+            expect(error).toBeInstanceOf(CursorDecodeError);
+          }
+        },
+      ),
     );
   });
 });

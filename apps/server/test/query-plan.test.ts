@@ -16,9 +16,14 @@ beforeAll(async () => {
   server = await startTestServer({ releases: [...syntheticCatalogue(5_000, 11)] });
   raw = new BetterSqlite3(server.databaseFile, { readonly: true });
   db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
-  const rows = raw.prepare('select kind, value_key, release_count from facet_values').all() as Array<{ kind: number; value_key: string; release_count: number }>;
+  const rows = raw.prepare('select kind, value_key, release_count from facet_values').all() as Array<{
+    kind: number;
+    value_key: string;
+    release_count: number;
+  }>;
   const byKind = new Map<number, Map<string, number>>();
-  for (const row of rows) (byKind.get(row.kind) ?? byKind.set(row.kind, new Map()).get(row.kind)!).set(row.value_key, row.release_count);
+  for (const row of rows)
+    (byKind.get(row.kind) ?? byKind.set(row.kind, new Map()).get(row.kind)!).set(row.value_key, row.release_count);
   stats = byKind;
 });
 afterAll(async () => {
@@ -28,10 +33,20 @@ afterAll(async () => {
 
 function plan(request: Partial<ReleasePageRequest>): string[] {
   const compiled = buildReleasePageQuery(
-    { filters: { vocaloid_banks: [], genres: [], languages: [] }, sort: '-release_date', limit: 20, after: undefined, ...request },
+    {
+      filters: { vocaloid_banks: [], genres: [], languages: [] },
+      sort: '-release_date',
+      limit: 20,
+      after: undefined,
+      ...request,
+    },
     stats,
   ).compile(db);
-  return (raw.prepare(`explain query plan ${compiled.sql}`).all(...(compiled.parameters as unknown[])) as Array<{ detail: string }>).map((row) => row.detail);
+  return (
+    raw.prepare(`explain query plan ${compiled.sql}`).all(...(compiled.parameters as unknown[])) as Array<{
+      detail: string;
+    }>
+  ).map((row) => row.detail);
 }
 
 /** No step reads a whole table, and no step sorts the (unbounded) matches of a filter. */
@@ -65,8 +80,12 @@ describe('query plans (SQLite EXPLAIN QUERY PLAN)', () => {
     });
     const text = steps.join('\n');
     // Each driver value is one primary-key range with the keyset bound folded in.
-    expect(text).toMatch(/SEARCH t USING PRIMARY KEY \(kind=\? AND value_key=\? AND \(release_date,release_id\)<\(\?,\?\)\)/);
-    expect(text).toMatch(/SEARCH o (EXISTS )?USING (COVERING )?INDEX release_tags_by_release \(release_id=\? AND kind=\? AND value_key=\?\)/);
+    expect(text).toMatch(
+      /SEARCH t USING PRIMARY KEY \(kind=\? AND value_key=\? AND \(release_date,release_id\)<\(\?,\?\)\)/,
+    );
+    expect(text).toMatch(
+      /SEARCH o (EXISTS )?USING (COVERING )?INDEX release_tags_by_release \(release_id=\? AND kind=\? AND value_key=\?\)/,
+    );
     expect(text).not.toMatch(/releases_by_date/);
     expectIndexedOnly(steps);
   });
@@ -74,7 +93,12 @@ describe('query plans (SQLite EXPLAIN QUERY PLAN)', () => {
   it('chooses the most selective filter to drive the query', () => {
     const steps = plan({ filters: { vocaloid_banks: ['prima'], genres: ['rock'], languages: ['ja'] } });
     const compiled = buildReleasePageQuery(
-      { filters: { vocaloid_banks: ['prima'], genres: ['rock'], languages: ['ja'] }, sort: '-release_date', limit: 20, after: undefined },
+      {
+        filters: { vocaloid_banks: ['prima'], genres: ['rock'], languages: ['ja'] },
+        sort: '-release_date',
+        limit: 20,
+        after: undefined,
+      },
       stats,
     ).compile(db);
     // The bank (kind 1) is the driver: its value is bound first, in the primary-key range.

@@ -5,7 +5,8 @@ import { openRedisRateLimitStore, type SharedRateLimitStore } from '../src/rate-
 import { expectProblem, startTestServer, type TestServer } from './harness.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
-if (!redisUrl) console.warn('Redis tests skipped: set TEST_REDIS_URL (for example redis://127.0.0.1:6379) to run them.');
+if (!redisUrl)
+  console.warn('Redis tests skipped: set TEST_REDIS_URL (for example redis://127.0.0.1:6379) to run them.');
 
 describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
   const opened: Array<SharedRateLimitStore | TestServer> = [];
@@ -20,7 +21,11 @@ describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
     for (let i = 0; i < 2; i++) {
       const shared = await openRedisRateLimitStore(redisUrl!, createLogger('silent'), prefix);
       opened.push(shared);
-      const server = await startTestServer({ releases: 'none', config: { rateLimits: limits }, rateLimitStore: shared.store });
+      const server = await startTestServer({
+        releases: 'none',
+        config: { rateLimits: limits },
+        rateLimitStore: shared.store,
+      });
       opened.push(server);
       servers.push(server);
     }
@@ -34,7 +39,11 @@ describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
   });
 
   it('lets requests through, without hanging, when Redis stops answering', async () => {
-    const shared = await openRedisRateLimitStore(redisUrl!, createLogger('silent'), `releases-test:${randomBytes(4).toString('hex')}:`);
+    const shared = await openRedisRateLimitStore(
+      redisUrl!,
+      createLogger('silent'),
+      `releases-test:${randomBytes(4).toString('hex')}:`,
+    );
     const server = await startTestServer({ releases: 'none', rateLimitStore: shared.store });
     opened.push(server);
     await shared.close();

@@ -36,7 +36,11 @@ describe('GET /api/v1/release: invalid parameters are 400 invalid-request naming
   });
 
   it('reports every bad parameter at once', async () => {
-    const problem = await expectProblem(await server.get('/api/v1/release?limit=0&sort=x&foo=1'), 'invalid-request', 400);
+    const problem = await expectProblem(
+      await server.get('/api/v1/release?limit=0&sort=x&foo=1'),
+      'invalid-request',
+      400,
+    );
     expect(problem.errors?.map((e) => e.parameter).sort()).toEqual(['foo', 'limit', 'sort']);
   });
 });
@@ -48,7 +52,11 @@ describe('cursors', () => {
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString()) as unknown[];
     decoded[3] = 'rel_0000000000000000';
     const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
-    const problem = await expectProblem(await server.get(`/api/v1/release?limit=2&cursor=${forged}`), 'invalid-cursor', 400);
+    const problem = await expectProblem(
+      await server.get(`/api/v1/release?limit=2&cursor=${forged}`),
+      'invalid-cursor',
+      400,
+    );
     expect(problem.title).toBe('Invalid cursor');
     expect(problem.detail).toMatch(/altered/);
     const flipped = cursor.slice(0, -2) + (cursor.endsWith('A') ? 'B' : 'A') + cursor.slice(-1);
@@ -57,23 +65,34 @@ describe('cursors', () => {
 
   it('rejects a cursor used with other filters or another sort', async () => {
     const cursor = await firstCursor('&genres=rock');
-    const other = await expectProblem(await server.get(`/api/v1/release?limit=2&genres=jazz&cursor=${cursor}`), 'invalid-cursor', 400);
+    const other = await expectProblem(
+      await server.get(`/api/v1/release?limit=2&genres=jazz&cursor=${cursor}`),
+      'invalid-cursor',
+      400,
+    );
     expect(other.detail).toMatch(/different query/);
     await expectProblem(await server.get(`/api/v1/release?limit=2&cursor=${cursor}`), 'invalid-cursor', 400);
-    await expectProblem(await server.get(`/api/v1/release?limit=2&genres=rock&sort=release_date&cursor=${cursor}`), 'invalid-cursor', 400);
+    await expectProblem(
+      await server.get(`/api/v1/release?limit=2&genres=rock&sort=release_date&cursor=${cursor}`),
+      'invalid-cursor',
+      400,
+    );
     // Same filters in another spelling and order are the same query.
     const same = await server.get(`/api/v1/release?limit=2&genres=ROCK,&cursor=${cursor}`);
     expect(same.status).toBe(200);
   });
 
-  it.each(['garbage', 'a.b', '....', '%00', 'x'.repeat(5000), 'W10.AAAA', '🎵.🎵'])('rejects a malformed cursor %#', async (cursor) => {
-    const problem = await expectProblem(
-      await server.get(`/api/v1/release?cursor=${encodeURIComponent(cursor)}`),
-      'invalid-cursor',
-      400,
-    );
-    expect(problem.errors).toEqual([{ parameter: 'cursor', detail: problem.detail }]);
-  });
+  it.each(['garbage', 'a.b', '....', '%00', 'x'.repeat(5000), 'W10.AAAA', '🎵.🎵'])(
+    'rejects a malformed cursor %#',
+    async (cursor) => {
+      const problem = await expectProblem(
+        await server.get(`/api/v1/release?cursor=${encodeURIComponent(cursor)}`),
+        'invalid-cursor',
+        400,
+      );
+      expect(problem.errors).toEqual([{ parameter: 'cursor', detail: problem.detail }]);
+    },
+  );
 });
 
 describe('errors outside the list', () => {
@@ -103,18 +122,30 @@ describe('errors outside the list', () => {
 
   it('413 for a body over 16 KB', async () => {
     const body = JSON.stringify({ padding: 'x'.repeat(limits.maxJsonBodyBytes + 10) });
-    const response = await server.get('/api/v1/release', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const response = await server.get('/api/v1/release', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     const problem = await expectProblem(response, 'payload-too-large', 413);
     expect(problem.title).toBe('Payload too large');
   });
 
   it('415 for a body that is not JSON', async () => {
-    const response = await server.get('/api/v1/release', { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const response = await server.get('/api/v1/release', {
+      method: 'POST',
+      body: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     await expectProblem(response, 'unsupported-media-type', 415);
   });
 
   it('400 for malformed JSON', async () => {
-    const response = await server.get('/api/v1/release', { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } });
+    const response = await server.get('/api/v1/release', {
+      method: 'POST',
+      body: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
     const problem = await expectProblem(response, 'invalid-request', 400);
     expect(problem.detail).toBe('The request body is not valid JSON.');
   });

@@ -1,4 +1,9 @@
-import { ReleaseListResponseSchema, ReleaseResponseSchema, FacetsResponseSchema, type ParsedReleaseInput } from '@releases/contract';
+import {
+  ReleaseListResponseSchema,
+  ReleaseResponseSchema,
+  FacetsResponseSchema,
+  type ParsedReleaseInput,
+} from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedIds, sampleReleases, startTestServer, type TestServer } from './harness.js';
 
@@ -23,7 +28,9 @@ async function walk(query: string, limit: number): Promise<string[]> {
   let cursor = '';
   for (let page = 0; page < 1000; page++) {
     const separator = query ? '&' : '?';
-    const { body } = await list(`${query}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const { body } = await list(
+      `${query}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     ids.push(...body.data.releases.map((r) => r.id));
     cursor = body.data.pagination;
     if (cursor === '') return ids;
@@ -46,15 +53,31 @@ describe('GET /api/v1/release: the envelope', () => {
     const { body } = await list('?limit=100');
     for (const release of body.data.releases) {
       expect(Object.keys(release)).toEqual([
-        'id', 'title', 'artist', 'release_date', 'release_type', 'vocaloid_banks', 'genres', 'languages',
-        'track_count', 'cover_url', 'links', 'created_at', 'updated_at',
+        'id',
+        'title',
+        'artist',
+        'release_date',
+        'release_type',
+        'vocaloid_banks',
+        'genres',
+        'languages',
+        'track_count',
+        'cover_url',
+        'links',
+        'created_at',
+        'updated_at',
       ]);
       expect(release.id).toMatch(/^rel_/);
     }
     const byId = new Map(releases.map((r) => [r.id, r]));
     const first = body.data.releases[0]!;
     const source = byId.get(first.id)!;
-    expect(first).toMatchObject({ title: source.title, artist: source.artist, release_date: source.release_date, track_count: source.track_count });
+    expect(first).toMatchObject({
+      title: source.title,
+      artist: source.artist,
+      release_date: source.release_date,
+      track_count: source.track_count,
+    });
   });
 
   it('defaults to newest first, ties broken by id, and pages with Link rel="next"', async () => {
@@ -92,7 +115,10 @@ describe('GET /api/v1/release: filters', () => {
   it('ORs values within a filter and ANDs across filters', async () => {
     const banks = ['Hatsune Miku', 'GUMI'];
     const genres = [popularGenre(), 'rock'];
-    const ids = await walk(`?vocaloid_banks=${encodeURIComponent(banks.join(','))}&genres=${encodeURIComponent(genres.join(','))}&languages=ja`, 100);
+    const ids = await walk(
+      `?vocaloid_banks=${encodeURIComponent(banks.join(','))}&genres=${encodeURIComponent(genres.join(','))}&languages=ja`,
+      100,
+    );
     const expected = expectedIds(releases, { vocaloid_banks: banks, genres, languages: ['ja'] });
     expect(ids).toEqual(expected);
     expect(expected.length).toBeGreaterThan(1);
@@ -140,7 +166,11 @@ describe('GET /api/v1/release: pagination', () => {
     const split = (name: string) => params.get(name)?.split(',');
     const expected = expectedIds(
       releases,
-      { vocaloid_banks: split('vocaloid_banks') ?? [], genres: split('genres') ?? [], languages: split('languages') ?? [] },
+      {
+        vocaloid_banks: split('vocaloid_banks') ?? [],
+        genres: split('genres') ?? [],
+        languages: split('languages') ?? [],
+      },
       (params.get('sort') as 'release_date' | null) ?? '-release_date',
     );
     expect(ids).toEqual(expected);
@@ -169,7 +199,9 @@ describe('GET /api/v1/release: pagination', () => {
       const newest = { ...releases[0]!, id: 'rel_insertedmeanwhile', release_date: '2099-01-01' };
       await own.services.storage.upsertReleases([newest], new Date());
       const cursor = encodeURIComponent(firstPage.data.pagination);
-      const second = ReleaseListResponseSchema.parse(await (await own.get(`/api/v1/release?limit=10&cursor=${cursor}`)).json());
+      const second = ReleaseListResponseSchema.parse(
+        await (await own.get(`/api/v1/release?limit=10&cursor=${cursor}`)).json(),
+      );
       expect(second.data.releases.map((r) => r.id)).toEqual(expectedIds(releases, {}).slice(10, 20));
       const fresh = ReleaseListResponseSchema.parse(await (await own.get('/api/v1/release?limit=1')).json());
       expect(fresh.data.releases[0]?.id).toBe('rel_insertedmeanwhile');

@@ -12,7 +12,8 @@ describe('the SDK against this server', () => {
   it('walks every page of a filtered list', async () => {
     const client = new ReleasesClient({ baseUrl: server.baseUrl });
     const ids: string[] = [];
-    for await (const release of client.releases.list({ genres: ['rock', 'electropop'], limit: 9 })) ids.push(release.id);
+    for await (const release of client.releases.list({ genres: ['rock', 'electropop'], limit: 9 }))
+      ids.push(release.id);
     expect(ids).toEqual(expectedIds(await sampleReleases(), { genres: ['rock', 'electropop'] }));
   });
 
@@ -22,6 +23,8 @@ describe('the SDK against this server', () => {
     expect(await client.health.check()).toBe('OK');
     await server.services.keys.revoke(id);
     await expect(client.health.check()).rejects.toBeInstanceOf(AuthenticationError);
-    await expect(new ReleasesClient({ baseUrl: server.baseUrl }).releases.list({ limit: 500 })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(new ReleasesClient({ baseUrl: server.baseUrl }).releases.list({ limit: 500 })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
   });
 });

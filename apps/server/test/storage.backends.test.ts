@@ -1,10 +1,19 @@
 import { FacetsResponseSchema, ReleaseListResponseSchema, type ParsedReleaseInput } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../src/storage/index.js';
-import { expectedIds, expectProblem, sampleReleases, startTestServer, testPostgresUrl, type TestServer } from './harness.js';
+import {
+  expectedIds,
+  expectProblem,
+  sampleReleases,
+  startTestServer,
+  testPostgresUrl,
+  type TestServer,
+} from './harness.js';
 
 if (!testPostgresUrl) {
-  console.warn('PostgreSQL tests skipped: set TEST_DATABASE_URL (for example postgres://postgres@127.0.0.1:5432/test) to run them.');
+  console.warn(
+    'PostgreSQL tests skipped: set TEST_DATABASE_URL (for example postgres://postgres@127.0.0.1:5432/test) to run them.',
+  );
 }
 
 /** The same behaviour, through HTTP, on every storage backend. */
@@ -28,7 +37,9 @@ describe.each([
     const ids: string[] = [];
     let cursor = '';
     do {
-      const response = await server.get(`/api/v1/release?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const response = await server.get(
+        `/api/v1/release?limit=${limit}${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(response.status).toBe(200);
       const body = ReleaseListResponseSchema.parse(await response.json());
       ids.push(...body.data.releases.map((r) => r.id));
@@ -43,7 +54,9 @@ describe.each([
     expect(await walk('&vocaloid_banks=hatsune%20miku,GUMI&languages=JA', 4)).toEqual(
       expectedIds(releases, { vocaloid_banks: ['Hatsune Miku', 'GUMI'], languages: ['ja'] }),
     );
-    expect(await walk('&genres=rock&sort=release_date', 2)).toEqual(expectedIds(releases, { genres: ['rock'] }, 'release_date'));
+    expect(await walk('&genres=rock&sort=release_date', 2)).toEqual(
+      expectedIds(releases, { genres: ['rock'] }, 'release_date'),
+    );
   });
 
   it.skipIf(!run)('counts facets', async () => {

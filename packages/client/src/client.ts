@@ -1,16 +1,16 @@
 import { apiPaths, checkApiKeyFormat, headerNames, releaseFilterParameters } from '@releases/contract/wire';
 import { APIPromise, type WithResponse } from './api-promise.js';
-import {
-  APIError,
-  ConnectionError,
-  ReleasesError,
-  TimeoutError,
-  errorFromResponse,
-  retryAfterMs,
-} from './errors.js';
+import { APIError, ConnectionError, ReleasesError, TimeoutError, errorFromResponse, retryAfterMs } from './errors.js';
 import { levelLogger, redactHeaders, type LogLevel, type Logger } from './logger.js';
 import { ReleasePage, ReleasePagePromise } from './pagination.js';
-import type { Facets, Release, ReleaseListParams, ReleaseListResponse, ResponseValidator, ValidatedOperation } from './types.js';
+import type {
+  Facets,
+  Release,
+  ReleaseListParams,
+  ReleaseListResponse,
+  ResponseValidator,
+  ValidatedOperation,
+} from './types.js';
 
 export interface ClientOptions {
   /**
@@ -130,17 +130,20 @@ function assertApiKey(key: string): void {
   if (key.trim() === '') throw new ReleasesError('The API key is empty. Pass apiKey or set RELEASES_API_KEY.');
   const problem = checkApiKeyFormat(key);
   if (problem === 'malformed') {
-    throw new ReleasesError('The API key is malformed: keys are 42 characters, start with rls_ and contain only letters and digits.');
+    throw new ReleasesError(
+      'The API key is malformed: keys are 42 characters, start with rls_ and contain only letters and digits.',
+    );
   }
-  if (problem === 'bad-checksum') throw new ReleasesError('The API key does not pass its checksum: it was mistyped or cut short.');
+  if (problem === 'bad-checksum')
+    throw new ReleasesError('The API key does not pass its checksum: it was mistyped or cut short.');
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason as unknown);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal!.reason);
+      reject(signal!.reason as unknown);
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -169,7 +172,9 @@ function listQuery(params: ReleaseListParams): NonNullable<RawRequest['query']> 
     for (const value of values) {
       if (typeof value !== 'string') throw new ReleasesError(`${name} must contain only strings.`);
       if (value.includes(',')) {
-        throw new ReleasesError(`${name} value ${JSON.stringify(value)} contains a comma, which the API reads as two values; no such value can match.`);
+        throw new ReleasesError(
+          `${name} value ${JSON.stringify(value)} contains a comma, which the API reads as two values; no such value can match.`,
+        );
       }
     }
   }
@@ -208,7 +213,8 @@ export class ReleasesClient {
     if (typeof this.apiKey === 'string') assertApiKey(this.apiKey);
     this.sessionToken = options.sessionToken;
     this.baseUrl = (options.baseUrl ?? defaultBaseUrl()).replace(/\/+$/, '');
-    if (!/^https?:\/\//.test(this.baseUrl)) throw new ReleasesError(`baseUrl must be an http(s) URL; got ${JSON.stringify(this.baseUrl)}.`);
+    if (!/^https?:\/\//.test(this.baseUrl))
+      throw new ReleasesError(`baseUrl must be an http(s) URL; got ${JSON.stringify(this.baseUrl)}.`);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxRetries = options.maxRetries ?? 2;
     const fetchImpl = options.fetch ?? globalThis.fetch;
@@ -218,7 +224,10 @@ export class ReleasesClient {
     this.headers = options.headers ?? {};
     this.log = levelLogger(options.logger ?? console, options.logLevel ?? 'warn');
     this.validator = options.validateResponses;
-    this.backoff = { baseDelayMs: options.retryBackoff?.baseDelayMs ?? 500, maxDelayMs: options.retryBackoff?.maxDelayMs ?? 8_000 };
+    this.backoff = {
+      baseDelayMs: options.retryBackoff?.baseDelayMs ?? 500,
+      maxDelayMs: options.retryBackoff?.maxDelayMs ?? 8_000,
+    };
   }
 
   readonly health = {
@@ -231,12 +240,19 @@ export class ReleasesClient {
     /** A page of releases; iterate the result with `for await` to walk every page. */
     list: (params: ReleaseListParams = {}, options?: RequestOptions): ReleasePagePromise => {
       const fetchPage = (pageParams: ReleaseListParams): Promise<WithResponse<ReleasePage>> =>
-        this.call<ReleaseListResponse>({ method: 'GET', path: apiPaths.releaseList, query: listQuery(pageParams), ...options }, 'releases.list').then(
-          (result) => ({
-            ...result,
-            data: new ReleasePage(result.data.data.releases, result.data.data.pagination, result.data.data.generated_at, pageParams, fetchPage),
-          }),
-        );
+        this.call<ReleaseListResponse>(
+          { method: 'GET', path: apiPaths.releaseList, query: listQuery(pageParams), ...options },
+          'releases.list',
+        ).then((result) => ({
+          ...result,
+          data: new ReleasePage(
+            result.data.data.releases,
+            result.data.data.pagination,
+            result.data.data.generated_at,
+            pageParams,
+            fetchPage,
+          ),
+        }));
       let first: Promise<WithResponse<ReleasePage>>;
       try {
         first = fetchPage(params);
@@ -249,9 +265,10 @@ export class ReleasesClient {
     /** One release by id; `NotFoundError` when there is none. */
     get: (id: string, options?: RequestOptions): APIPromise<Release> =>
       new APIPromise(
-        this.call<{ data: Release }>({ method: 'GET', path: apiPaths.release.replace(':id', encodeURIComponent(id)), ...options }, 'releases.get').then(
-          (result) => ({ ...result, data: result.data.data }),
-        ),
+        this.call<{ data: Release }>(
+          { method: 'GET', path: apiPaths.release.replace(':id', encodeURIComponent(id)), ...options },
+          'releases.get',
+        ).then((result) => ({ ...result, data: result.data.data })),
       ),
   };
 
@@ -259,10 +276,12 @@ export class ReleasesClient {
     /** Voice banks, genres and languages in the catalogue with their release counts. */
     list: (options?: RequestOptions): APIPromise<Facets> =>
       new APIPromise(
-        this.call<{ data: Facets }>({ method: 'GET', path: apiPaths.facets, ...options }, 'facets.list').then((result) => ({
-          ...result,
-          data: result.data.data,
-        })),
+        this.call<{ data: Facets }>({ method: 'GET', path: apiPaths.facets, ...options }, 'facets.list').then(
+          (result) => ({
+            ...result,
+            data: result.data.data,
+          }),
+        ),
       ),
   };
 
@@ -288,7 +307,12 @@ export class ReleasesClient {
   private async call<T>(request: RawRequest, operation: ValidatedOperation | undefined): Promise<WithResponse<T>> {
     const url = `${this.baseUrl}${request.path}${encodeQuery(request.query)}`;
     const maxRetries = idempotentMethods.has(request.method) ? (request.maxRetries ?? this.maxRetries) : 0;
-    const headers = new Headers({ accept: 'application/json', ...this.headers, ...(await this.authHeaders()), ...request.headers });
+    const headers = new Headers({
+      accept: 'application/json',
+      ...this.headers,
+      ...(await this.authHeaders()),
+      ...request.headers,
+    });
     if (request.body !== undefined) headers.set('content-type', 'application/json');
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
 
@@ -304,14 +328,17 @@ export class ReleasesClient {
       }
       const delay = this.retryDelay(failure, attempt, maxRetries);
       if (delay === undefined) throw failure;
-      this.log.info(`releases: retrying ${request.method} ${request.path} in ${Math.round(delay)} ms (attempt ${attempt + 2} of ${maxRetries + 1}): ${failure.message}`);
+      this.log.info(
+        `releases: retrying ${request.method} ${request.path} in ${Math.round(delay)} ms (attempt ${attempt + 2} of ${maxRetries + 1}): ${failure.message}`,
+      );
       await sleep(delay, request.signal);
     }
   }
 
   /** How long to wait before retrying, or undefined to give up. */
   private retryDelay(failure: ReleasesError, attempt: number, maxRetries: number): number | undefined {
-    const retryable = failure instanceof ConnectionError || (failure instanceof APIError && retryableStatuses.has(failure.status));
+    const retryable =
+      failure instanceof ConnectionError || (failure instanceof APIError && retryableStatuses.has(failure.status));
     if (!retryable || attempt >= maxRetries) return undefined;
     if (failure instanceof APIError) {
       const requested = retryAfterMs(failure.headers);
@@ -324,7 +351,12 @@ export class ReleasesClient {
   }
 
   /** One request and its body, under its own timeout. */
-  private async attempt<T>(url: string, request: RawRequest, headers: Headers, body: string | undefined): Promise<WithResponse<T>> {
+  private async attempt<T>(
+    url: string,
+    request: RawRequest,
+    headers: Headers,
+    body: string | undefined,
+  ): Promise<WithResponse<T>> {
     const callerSignal = request.signal;
     if (callerSignal?.aborted) throw callerSignal.reason;
     const controller = new AbortController();
@@ -352,7 +384,8 @@ export class ReleasesClient {
         try {
           parsed = JSON.parse(text);
         } catch {
-          if (response.ok) throw new APIError(response.status, undefined, response.headers, 'the response body is not JSON');
+          if (response.ok)
+            throw new APIError(response.status, undefined, response.headers, 'the response body is not JSON');
         }
       }
       if (!response.ok) throw errorFromResponse(response.status, response.headers, parsed, text);
@@ -360,12 +393,15 @@ export class ReleasesClient {
     } catch (error) {
       if (error instanceof ReleasesError) throw error;
       if (callerSignal?.aborted) throw callerSignal.reason;
-      if (timedOut) throw new TimeoutError(`${request.method} ${request.path} timed out after ${timeoutMs} ms`, { cause: error });
-      throw new ConnectionError(`${request.method} ${request.path} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      if (timedOut)
+        throw new TimeoutError(`${request.method} ${request.path} timed out after ${timeoutMs} ms`, { cause: error });
+      throw new ConnectionError(
+        `${request.method} ${request.path} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
     }
   }
 }
-

@@ -74,7 +74,12 @@ export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
 }
 
-type APIErrorClass = new (status: number, problem: Problem | undefined, headers: Headers, fallbackMessage?: string) => APIError;
+type APIErrorClass = new (
+  status: number,
+  problem: Problem | undefined,
+  headers: Headers,
+  fallbackMessage?: string,
+) => APIError;
 
 const classByKind: Partial<Record<ProblemKind, APIErrorClass>> = {
   'invalid-request': BadRequestError,
@@ -100,7 +105,9 @@ const classByStatus: Record<number, APIErrorClass> = {
 function asProblem(body: unknown): Problem | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const candidate = body as Record<string, unknown>;
-  return typeof candidate.title === 'string' && typeof candidate.status === 'number' && typeof candidate.detail === 'string'
+  return typeof candidate.title === 'string' &&
+    typeof candidate.status === 'number' &&
+    typeof candidate.detail === 'string'
     ? (candidate as Problem)
     : undefined;
 }
@@ -109,7 +116,8 @@ function asProblem(body: unknown): Problem | undefined {
 export function errorFromResponse(status: number, headers: Headers, body: unknown, bodyText: string): APIError {
   const problem = asProblem(body);
   const kind = problemKindFromType(problem?.type);
-  const ErrorClass = (kind && classByKind[kind]) ?? classByStatus[status] ?? (status >= 500 ? InternalServerError : APIError);
+  const ErrorClass =
+    (kind && classByKind[kind]) ?? classByStatus[status] ?? (status >= 500 ? InternalServerError : APIError);
   const fallback = bodyText ? bodyText.replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
   return new ErrorClass(status, problem, headers, fallback);
 }

@@ -34,9 +34,7 @@ export class ReleasePage {
  * every page (`for await (const release of client.releases.list(params))`).
  */
 export class ReleasePagePromise extends APIPromise<ReleasePage> implements AsyncIterable<Release> {
-  constructor(
-    private readonly firstPage: Promise<WithResponse<ReleasePage>>,
-  ) {
+  constructor(private readonly firstPage: Promise<WithResponse<ReleasePage>>) {
     super(firstPage);
   }
 
@@ -64,7 +62,8 @@ export class ReleasePagePromise extends APIPromise<ReleasePage> implements Async
    * large catalogue never fills memory by accident.
    */
   async toArray(options: { max: number }): Promise<Release[]> {
-    if (!Number.isInteger(options.max) || options.max < 0) throw new ReleasesError('toArray needs { max } as a whole number >= 0.');
+    if (!Number.isInteger(options.max) || options.max < 0)
+      throw new ReleasesError('toArray needs { max } as a whole number >= 0.');
     const releases: Release[] = [];
     if (options.max === 0) return releases;
     for await (const release of this) {

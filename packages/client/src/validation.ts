@@ -27,6 +27,8 @@ export const validateResponses: ResponseValidator = (operation, body) => {
   const result = schemas[operation].safeParse(body);
   if (!result.success) {
     const issues = result.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    throw new ResponseValidationError(`The ${operation} response does not match the API contract: ${issues.slice(0, 5).join('; ')}`);
+    throw new ResponseValidationError(
+      `The ${operation} response does not match the API contract: ${issues.slice(0, 5).join('; ')}`,
+    );
   }
 };

@@ -29,8 +29,13 @@ beforeAll(async () => {
   project = mkdtempSync(path.join(tmpdir(), 'releases-consumer-'));
   await run('pnpm', ['pack', '--pack-destination', project], { cwd: packageRoot });
   const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'))!;
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', `./${tarball}`], { cwd: project });
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }),
+  );
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', `./${tarball}`], {
+    cwd: project,
+  });
   server = await startLiveServer();
   key = (await server.createKey()).key;
 });
@@ -43,9 +48,13 @@ const env = () => ({ ...process.env, RELEASES_API_KEY: key, RELEASES_BASE_URL: s
 
 describe('the packed package, installed alone', () => {
   it('has no dependencies to fetch: the contract is bundled', () => {
-    const manifest = JSON.parse(readFileSync(path.join(project, 'node_modules/@releases/client/package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(
+      readFileSync(path.join(project, 'node_modules/@releases/client/package.json'), 'utf8'),
+    ) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
-    expect(readdirSync(path.join(project, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['@releases']);
+    expect(readdirSync(path.join(project, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([
+      '@releases',
+    ]);
   });
 
   it('works from an ESM script, configured by the environment', async () => {
@@ -106,7 +115,14 @@ export { titles, wait };
     writeFileSync(
       path.join(project, `tsconfig.${name}.json`),
       JSON.stringify({
-        compilerOptions: { ...options, target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], strict: true, noEmit: true, types: [] },
+        compilerOptions: {
+          ...options,
+          target: 'es2022',
+          lib: ['es2022', 'dom', 'dom.iterable'],
+          strict: true,
+          noEmit: true,
+          types: [],
+        },
         files: [`typed-${name}.mts`],
       }),
     );
@@ -114,8 +130,15 @@ export { titles, wait };
   });
 
   it(`bundles for the browser under ${browserBudgetBytes / 1024} KB minified and gzipped`, async () => {
-    writeFileSync(path.join(project, 'browser.mjs'), `import { ReleasesClient } from '@releases/client';\nexport const client = new ReleasesClient({ fetchOptions: { credentials: 'include' } });\n`);
-    await run(esbuild, ['browser.mjs', '--bundle', '--minify', '--format=esm', '--platform=browser', '--outfile=bundle.js'], { cwd: project });
+    writeFileSync(
+      path.join(project, 'browser.mjs'),
+      `import { ReleasesClient } from '@releases/client';\nexport const client = new ReleasesClient({ fetchOptions: { credentials: 'include' } });\n`,
+    );
+    await run(
+      esbuild,
+      ['browser.mjs', '--bundle', '--minify', '--format=esm', '--platform=browser', '--outfile=bundle.js'],
+      { cwd: project },
+    );
     const bundle = readFileSync(path.join(project, 'bundle.js'));
     const gzipped = gzipSync(bundle, { level: 9 }).length;
     console.info(`browser bundle: ${bundle.length} bytes minified, ${gzipped} bytes gzipped`);

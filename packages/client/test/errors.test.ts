@@ -11,7 +11,12 @@ import {
   ServiceUnavailableError,
 } from '../src/index.js';
 
-const problem = (kind: string, status: number) => ({ type: `https://api.example.com/problems/${kind}`, title: kind, status, detail: `a ${kind}` });
+const problem = (kind: string, status: number) => ({
+  type: `https://api.example.com/problems/${kind}`,
+  title: kind,
+  status,
+  detail: `a ${kind}`,
+});
 const headers = (extra: Record<string, string> = {}) => new Headers({ 'x-request-id': 'req-1', ...extra });
 
 describe('choosing the error class', () => {
@@ -42,9 +47,14 @@ describe('choosing the error class', () => {
   });
 
   it('reads Retry-After as seconds or as a date', () => {
-    expect((errorFromResponse(429, headers({ 'retry-after': '7' }), problem('rate-limited', 429), '') as RateLimitError).retryAfterMs).toBe(7000);
+    expect(
+      (errorFromResponse(429, headers({ 'retry-after': '7' }), problem('rate-limited', 429), '') as RateLimitError)
+        .retryAfterMs,
+    ).toBe(7000);
     const inAMinute = new Date(Date.now() + 60_000).toUTCString();
-    const fromDate = (errorFromResponse(429, headers({ 'retry-after': inAMinute }), problem('rate-limited', 429), '') as RateLimitError).retryAfterMs!;
+    const fromDate = (
+      errorFromResponse(429, headers({ 'retry-after': inAMinute }), problem('rate-limited', 429), '') as RateLimitError
+    ).retryAfterMs!;
     expect(fromDate).toBeGreaterThan(50_000);
     expect(fromDate).toBeLessThanOrEqual(60_000);
   });

@@ -27,7 +27,9 @@ async function everyReleaseRaw(query = ''): Promise<string[]> {
   const ids: string[] = [];
   let cursor = '';
   do {
-    const body = (await (await fetch(`${server.baseUrl}/api/v1/release?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`)).json()) as {
+    const body = (await (
+      await fetch(`${server.baseUrl}/api/v1/release?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`)
+    ).json()) as {
       data: { releases: Release[]; pagination: string };
     };
     ids.push(...body.data.releases.map((r) => r.id));
@@ -66,7 +68,11 @@ describe('against the real server', () => {
 
   it('filters with wire names and arrays', async () => {
     const ids: string[] = [];
-    for await (const release of client.releases.list({ vocaloid_banks: ['Hatsune Miku', 'GUMI'], languages: ['ja'], sort: 'release_date' })) {
+    for await (const release of client.releases.list({
+      vocaloid_banks: ['Hatsune Miku', 'GUMI'],
+      languages: ['ja'],
+      sort: 'release_date',
+    })) {
       ids.push(release.id);
       expect(release.languages).toContain('ja');
     }
@@ -90,26 +96,35 @@ describe('against the real server', () => {
     expect(await client.health.check()).toBe('OK');
     const { id, key: revoked } = await server.createKey();
     await server.cli('keys', 'revoke', id);
-    const error = await new ReleasesClient({ apiKey: revoked, baseUrl: server.baseUrl }).health.check().catch((e: unknown) => e);
+    const error = await new ReleasesClient({ apiKey: revoked, baseUrl: server.baseUrl }).health
+      .check()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).status).toBe(401);
     expect((error as AuthenticationError).problem?.detail).toBe('The API key has been revoked.');
     expect((error as AuthenticationError).requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect((error as Error).message).toContain((error as AuthenticationError).requestId!);
-    await expect(new ReleasesClient({ baseUrl: server.baseUrl }).health.check()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(new ReleasesClient({ baseUrl: server.baseUrl }).health.check()).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
   });
 
   it('refuses a malformed key before any request', () => {
     expect(() => new ReleasesClient({ apiKey: 'rls_short', baseUrl: server.baseUrl })).toThrow(ReleasesError);
     expect(() => new ReleasesClient({ apiKey: '', baseUrl: server.baseUrl })).toThrow(/empty/);
-    expect(() => new ReleasesClient({ apiKey: `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`, baseUrl: server.baseUrl })).toThrow(/checksum/);
+    expect(
+      () =>
+        new ReleasesClient({ apiKey: `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`, baseUrl: server.baseUrl }),
+    ).toThrow(/checksum/);
   });
 
   it('maps each problem to its error class', async () => {
     await expect(client.releases.get('rel_doesnotexist')).rejects.toBeInstanceOf(NotFoundError);
     const bad = await client.releases.list({ limit: 0 }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(BadRequestError);
-    expect((bad as BadRequestError).errors).toEqual([{ parameter: 'limit', detail: 'must be an integer from 1 to 100' }]);
+    expect((bad as BadRequestError).errors).toEqual([
+      { parameter: 'limit', detail: 'must be an integer from 1 to 100' },
+    ]);
     await expect(client.releases.list({ cursor: 'tampered.cursor' })).rejects.toMatchObject({
       name: 'BadRequestError',
       problem: { title: 'Invalid cursor' },
@@ -145,5 +160,4 @@ describe('rate limits and outages from the real server', () => {
       await limited.stop();
     }
   });
-
 });

@@ -33,20 +33,29 @@ const problem = (res: ServerResponse, status: number, kind: string, headers: Rec
 };
 const facets = (res: ServerResponse) => {
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ success: true, data: { vocaloid_banks: [], genres: [], languages: [], generated_at: new Date().toISOString() } }));
+  res.end(
+    JSON.stringify({
+      success: true,
+      data: { vocaloid_banks: [], genres: [], languages: [], generated_at: new Date().toISOString() },
+    }),
+  );
 };
 const fast = { retryBackoff: { baseDelayMs: 5, maxDelayMs: 20 } };
 
 describe('retries', () => {
   it('retries a 503 and succeeds', async () => {
-    const api = await scripted((_req, res, attempt) => (attempt < 3 ? problem(res, 503, 'service-unavailable') : facets(res)));
+    const api = await scripted((_req, res, attempt) =>
+      attempt < 3 ? problem(res, 503, 'service-unavailable') : facets(res),
+    );
     const client = new ReleasesClient({ baseUrl: api.baseUrl, ...fast });
     expect((await client.facets.list()).genres).toEqual([]);
     expect(api.attempts()).toBe(3);
   });
 
   it('honours Retry-After on a 429', async () => {
-    const api = await scripted((_req, res, attempt) => (attempt === 1 ? problem(res, 429, 'rate-limited', { 'retry-after': '1' }) : facets(res)));
+    const api = await scripted((_req, res, attempt) =>
+      attempt === 1 ? problem(res, 429, 'rate-limited', { 'retry-after': '1' }) : facets(res),
+    );
     const started = Date.now();
     await new ReleasesClient({ baseUrl: api.baseUrl, ...fast }).facets.list();
     expect(api.attempts()).toBe(2);
@@ -63,7 +72,9 @@ describe('retries', () => {
 
   it('gives up after maxRetries with the last error', async () => {
     const api = await scripted((_req, res) => problem(res, 503, 'service-unavailable'));
-    const error = await new ReleasesClient({ baseUrl: api.baseUrl, maxRetries: 2, ...fast }).facets.list().catch((e: unknown) => e);
+    const error = await new ReleasesClient({ baseUrl: api.baseUrl, maxRetries: 2, ...fast }).facets
+      .list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect((error as ServiceUnavailableError).requestId).toBe('req-503');
     expect(api.attempts()).toBe(3);
@@ -76,13 +87,17 @@ describe('retries', () => {
     expect(api.attempts()).toBe(1);
     const posting = await scripted((_req, res) => problem(res, 503, 'service-unavailable'));
     const poster = new ReleasesClient({ baseUrl: posting.baseUrl, ...fast });
-    await expect(poster.request({ method: 'POST', path: '/api/v1/keys', body: { name: 'x' } })).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(poster.request({ method: 'POST', path: '/api/v1/keys', body: { name: 'x' } })).rejects.toBeInstanceOf(
+      ServiceUnavailableError,
+    );
     expect(posting.attempts()).toBe(1);
   });
 
   it('retries a connection reset, then reports ConnectionError', async () => {
     const api = await scripted((req) => req.socket.destroy());
-    const error = await new ReleasesClient({ baseUrl: api.baseUrl, maxRetries: 1, ...fast }).facets.list().catch((e: unknown) => e);
+    const error = await new ReleasesClient({ baseUrl: api.baseUrl, maxRetries: 1, ...fast }).facets
+      .list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).not.toBeInstanceOf(TimeoutError);
     expect(api.attempts()).toBe(2);
@@ -94,7 +109,9 @@ describe('retries', () => {
       res.write('{"success":true,');
       // ...and never finishes.
     });
-    const error = await new ReleasesClient({ baseUrl: api.baseUrl, timeoutMs: 150, maxRetries: 1, ...fast }).facets.list().catch((e: unknown) => e);
+    const error = await new ReleasesClient({ baseUrl: api.baseUrl, timeoutMs: 150, maxRetries: 1, ...fast }).facets
+      .list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(api.attempts()).toBe(2);
   });
@@ -103,7 +120,9 @@ describe('retries', () => {
     const api = await scripted((_req, res) => problem(res, 503, 'service-unavailable', { 'retry-after': '30' }));
     const controller = new AbortController();
     const reason = new Error('user cancelled');
-    const pending = new ReleasesClient({ baseUrl: api.baseUrl }).facets.list({ signal: controller.signal }).catch((e: unknown) => e);
+    const pending = new ReleasesClient({ baseUrl: api.baseUrl }).facets
+      .list({ signal: controller.signal })
+      .catch((e: unknown) => e);
     await expect.poll(() => api.attempts()).toBe(1);
     controller.abort(reason);
     expect(await pending).toBe(reason);
@@ -115,7 +134,9 @@ describe('retries', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html><body>Bad gateway</body></html>');
     });
-    const error = await new ReleasesClient({ baseUrl: api.baseUrl, maxRetries: 0 }).facets.list().catch((e: unknown) => e);
+    const error = await new ReleasesClient({ baseUrl: api.baseUrl, maxRetries: 0 }).facets
+      .list()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as InternalServerError).status).toBe(502);
     expect((error as Error).message).toContain('Bad gateway');
@@ -126,7 +147,12 @@ describe('pagination safety', () => {
   it('a repeated cursor throws instead of looping forever', async () => {
     const api = await scripted((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ success: true, data: { releases: [], pagination: 'same-cursor', generated_at: new Date().toISOString() } }));
+      res.end(
+        JSON.stringify({
+          success: true,
+          data: { releases: [], pagination: 'same-cursor', generated_at: new Date().toISOString() },
+        }),
+      );
     });
     const client = new ReleasesClient({ baseUrl: api.baseUrl });
     const iterate = async () => {
@@ -142,7 +168,8 @@ describe('pagination safety', () => {
     const api = await scripted((req, res) => {
       const cursor = new URL(req.url!, 'http://x').searchParams.get('cursor');
       res.writeHead(200, { 'content-type': 'application/json' });
-      const page = cursor === null ? { releases: [], pagination: 'c1' } : { releases: [{ id: 'rel_last' }], pagination: '' };
+      const page =
+        cursor === null ? { releases: [], pagination: 'c1' } : { releases: [{ id: 'rel_last' }], pagination: '' };
       res.end(JSON.stringify({ success: true, data: { ...page, generated_at: new Date().toISOString() } }));
     });
     const ids: string[] = [];

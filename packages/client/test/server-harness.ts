@@ -50,7 +50,10 @@ export async function startLiveServer(env: Record<string, string> = {}): Promise
   const cli = async (...args: string[]) =>
     (await run(process.execPath, [path.join(serverDist, 'cli', 'main.js'), ...args], { env: serverEnv })).stdout;
   await cli('seed', '--sample');
-  const child: ChildProcess = spawn(process.execPath, [path.join(serverDist, 'main.js')], { env: serverEnv, stdio: 'ignore' });
+  const child: ChildProcess = spawn(process.execPath, [path.join(serverDist, 'main.js')], {
+    env: serverEnv,
+    stdio: 'ignore',
+  });
   for (let i = 0; ; i++) {
     try {
       if ((await fetch(`${baseUrl}/livez`)).ok) break;
@@ -63,7 +66,10 @@ export async function startLiveServer(env: Record<string, string> = {}): Promise
     baseUrl,
     cli,
     async createKey(...extra) {
-      return JSON.parse(await cli('keys', 'create', '--name', 'client-test', '--json', ...extra)) as { id: string; key: string };
+      return JSON.parse(await cli('keys', 'create', '--name', 'client-test', '--json', ...extra)) as {
+        id: string;
+        key: string;
+      };
     },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));

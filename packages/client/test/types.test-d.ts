@@ -49,7 +49,7 @@ describe('the client surface', () => {
   it('iterates releases and pages', () => {
     expectTypeOf(client.releases.list()).toMatchTypeOf<AsyncIterable<Release>>();
     expectTypeOf(client.releases.list().pages()).toMatchTypeOf<AsyncIterable<ReleasePage>>();
-    expectTypeOf(client.releases.list().toArray).parameter(0).toEqualTypeOf<{ max: number }>();
+    expectTypeOf(client.releases.list().toArray.bind(null)).parameter(0).toEqualTypeOf<{ max: number }>();
   });
 
   it('takes arrays for filters and rejects other shapes', () => {

@@ -18,7 +18,12 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-const facets = { vocaloid_banks: [{ value: 'GUMI', count: 3 }], genres: [], languages: [], generated_at: '2026-11-22T08:00:00.000Z' };
+const facets = {
+  vocaloid_banks: [{ value: 'GUMI', count: 3 }],
+  genres: [],
+  languages: [],
+  generated_at: '2026-11-22T08:00:00.000Z',
+};
 
 describe('opt-in response validation', () => {
   it('is off by default: a response is passed through as is', async () => {
@@ -35,7 +40,11 @@ describe('opt-in response validation', () => {
   });
 
   it('accepts fields a newer server adds', async () => {
-    body = { success: true, data: { ...facets, vocaloid_banks: [{ value: 'GUMI', count: 3, since: 2009 }], new_facet: [] }, meta: {} };
+    body = {
+      success: true,
+      data: { ...facets, vocaloid_banks: [{ value: 'GUMI', count: 3, since: 2009 }], new_facet: [] },
+      meta: {},
+    };
     const result = await new ReleasesClient({ baseUrl, validateResponses }).facets.list();
     expect(result.vocaloid_banks[0]?.value).toBe('GUMI');
   });

@@ -40,7 +40,7 @@ export const contract = c.router(
         path: apiPaths.releaseList,
         summary: 'List releases',
         description:
-          'Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page\'s URL too.',
+          "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too.",
         query: ReleaseListQuerySchema,
         responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, ...commonProblems },
         metadata: metadata({ security: 'optional', publicRead: true }),
@@ -126,4 +126,3 @@ export const contract = c.router(
 );
 
 export type Contract = typeof contract;
-

@@ -17,7 +17,9 @@ export const ProblemSchema = z
     type: z
       .string()
       .url()
-      .describe(`\`{PUBLIC_URL}/problems/<kind>\`, kind one of: ${problemKindNames.map((k) => `\`${k}\``).join(', ')}.`),
+      .describe(
+        `\`{PUBLIC_URL}/problems/<kind>\`, kind one of: ${problemKindNames.map((k) => `\`${k}\``).join(', ')}.`,
+      ),
     title: z.string().describe('Fixed per kind.'),
     status: z.number().int().min(400).max(599).describe('The HTTP status code.'),
     detail: z.string().describe('What went wrong with this request, in words a developer can act on.'),

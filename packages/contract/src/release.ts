@@ -69,7 +69,12 @@ type ParameterReader<T> = (raw: string | string[] | undefined) => { value: T } |
 
 function queryParameter<T>(read: ParameterReader<T>) {
   return z.unknown().transform((raw, ctx): T => {
-    const input = typeof raw === 'string' || raw === undefined ? raw : Array.isArray(raw) && raw.every((v) => typeof v === 'string') ? (raw as string[]) : null;
+    const input =
+      typeof raw === 'string' || raw === undefined
+        ? raw
+        : Array.isArray(raw) && raw.every((v) => typeof v === 'string')
+          ? raw
+          : null;
     const result = input === null ? { problem: 'must be a string' } : read(input);
     if ('problem' in result) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: result.problem });
@@ -115,7 +120,8 @@ export const ReleaseListQuerySchema = z
     ),
     limit: singleParameter<number>(
       limits.defaultPageSize,
-      (text) => (/^\d{1,3}$/.test(text) && Number(text) >= 1 && Number(text) <= limits.maxPageSize ? Number(text) : undefined),
+      (text) =>
+        /^\d{1,3}$/.test(text) && Number(text) >= 1 && Number(text) <= limits.maxPageSize ? Number(text) : undefined,
       pageSizeProblem,
     ).describe(`Page size, 1 to ${limits.maxPageSize}; default ${limits.defaultPageSize}.`),
     // Length and content are the cursor codec's to judge, so every bad cursor is an `invalid-cursor`.

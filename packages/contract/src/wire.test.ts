@@ -18,19 +18,31 @@ describe('API key format', () => {
 
   it('accepts a key with its checksum and rejects any single-character change', () => {
     fc.assert(
-      fc.property(body, fc.nat(), fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'), (b, at, c) => {
-        const key = b + apiKeyChecksum(b);
-        expect(key).toHaveLength(apiKeyLength);
-        expect(checkApiKeyFormat(key)).toBeUndefined();
-        const index = 4 + (at % (apiKeyLength - 4));
-        fc.pre(key[index] !== c);
-        expect(checkApiKeyFormat(key.slice(0, index) + c + key.slice(index + 1))).toBe('bad-checksum');
-      }),
+      fc.property(
+        body,
+        fc.nat(),
+        fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'),
+        (b, at, c) => {
+          const key = b + apiKeyChecksum(b);
+          expect(key).toHaveLength(apiKeyLength);
+          expect(checkApiKeyFormat(key)).toBeUndefined();
+          const index = 4 + (at % (apiKeyLength - 4));
+          fc.pre(key[index] !== c);
+          expect(checkApiKeyFormat(key.slice(0, index) + c + key.slice(index + 1))).toBe('bad-checksum');
+        },
+      ),
     );
   });
 
   it('calls anything of the wrong shape malformed', () => {
-    for (const key of ['', 'rls_', `rls_${'a'.repeat(37)}`, `rls_${'a'.repeat(39)}`, `RLS_${'a'.repeat(38)}`, `rls_${'a'.repeat(37)}-`]) {
+    for (const key of [
+      '',
+      'rls_',
+      `rls_${'a'.repeat(37)}`,
+      `rls_${'a'.repeat(39)}`,
+      `RLS_${'a'.repeat(38)}`,
+      `rls_${'a'.repeat(37)}-`,
+    ]) {
       expect(checkApiKeyFormat(key), key).toBe('malformed');
     }
   });
@@ -57,7 +69,9 @@ describe('comma-separated filters', () => {
 
   it('bounds the number and length of values', () => {
     expect(commaListProblem(Array.from({ length: limits.maxFilterValues }, (_, i) => `v${i}`))).toBeUndefined();
-    expect(commaListProblem(Array.from({ length: limits.maxFilterValues + 1 }, (_, i) => `v${i}`))).toMatch(/at most 20 values/);
+    expect(commaListProblem(Array.from({ length: limits.maxFilterValues + 1 }, (_, i) => `v${i}`))).toMatch(
+      /at most 20 values/,
+    );
     expect(commaListProblem(['x'.repeat(limits.maxFilterValueLength + 1)])).toMatch(/at most 64 characters/);
   });
 

@@ -37,7 +37,9 @@ export const authMessages = {
 } as const;
 
 export function keyFailureDetail(result: Extract<KeyVerification, { valid: false }>): string {
-  return result.reason === 'expired' ? authMessages.expired(result.expiredAt ?? 'an earlier time') : authMessages[result.reason];
+  return result.reason === 'expired'
+    ? authMessages.expired(result.expiredAt ?? 'an earlier time')
+    : authMessages[result.reason];
 }
 
 export interface AuthLocals {

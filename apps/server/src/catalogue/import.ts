@@ -22,12 +22,12 @@ export function parseReleaseFile(text: string): ParsedFile {
   if (trimmed.startsWith('[')) {
     let array: unknown;
     try {
-      array = JSON.parse(trimmed);
+      array = JSON.parse(trimmed) as unknown;
     } catch (error) {
       return { ok: false, errors: [{ row: 0, message: `the file is not valid JSON: ${(error as Error).message}` }] };
     }
     if (!Array.isArray(array)) return { ok: false, errors: [{ row: 0, message: 'expected a JSON array of releases' }] };
-    rows = array.map((value, index) => ({ row: index + 1, value }));
+    rows = (array as unknown[]).map((value, index) => ({ row: index + 1, value }));
   } else {
     rows = [];
     trimmed.split(/\r?\n/).forEach((line, index) => {

@@ -18,28 +18,120 @@ function prng(seed: number): () => number {
   };
 }
 
-const commonBanks = ['Hatsune Miku', 'Kagamine Rin', 'Kagamine Len', 'Megurine Luka', 'GUMI', 'IA', 'KAITO', 'MEIKO', 'Kasane Teto', 'Flower'];
+const commonBanks = [
+  'Hatsune Miku',
+  'Kagamine Rin',
+  'Kagamine Len',
+  'Megurine Luka',
+  'GUMI',
+  'IA',
+  'KAITO',
+  'MEIKO',
+  'Kasane Teto',
+  'Flower',
+];
 const midBanks = [
-  'Yuzuki Yukari', 'Otomachi Una', 'Kaai Yuki', 'Tohoku Kiritan', 'Luo Tianyi', 'Yuezheng Ling', 'Yan He', 'Xin Hua',
-  'Stardust', 'SeeU', 'OLIVER', 'Avanna', 'Fukase', 'Mayu', 'Kizuna Akari', 'Eleanor Forte', 'Solaria', 'KAFU',
-  'Rikka', 'Sekka Yufu', 'Lily', 'Gackpoid', 'Chis-A', 'v flower', 'Frimomen', 'Mai', 'Galaco', 'Aoki Lapis',
-  'Nekomura Iroha', 'Zunko',
+  'Yuzuki Yukari',
+  'Otomachi Una',
+  'Kaai Yuki',
+  'Tohoku Kiritan',
+  'Luo Tianyi',
+  'Yuezheng Ling',
+  'Yan He',
+  'Xin Hua',
+  'Stardust',
+  'SeeU',
+  'OLIVER',
+  'Avanna',
+  'Fukase',
+  'Mayu',
+  'Kizuna Akari',
+  'Eleanor Forte',
+  'Solaria',
+  'KAFU',
+  'Rikka',
+  'Sekka Yufu',
+  'Lily',
+  'Gackpoid',
+  'Chis-A',
+  'v flower',
+  'Frimomen',
+  'Mai',
+  'Galaco',
+  'Aoki Lapis',
+  'Nekomura Iroha',
+  'Zunko',
 ];
 /** Banks rare enough that filtering on them is selective: a handful of releases per 100,000 ... */
 const rareBanks = ['Sweet Ann', 'Big Al', 'Prima', 'Tonio', 'Sonika', 'Lola', 'Leon', 'Miriam'];
 /** ... and per 1,000,000. */
 const veryRareBanks = ['Ruby', 'Dex', 'Daina', 'Clara'];
 const genres = [
-  'electropop', 'rock', 'j-pop', 'ballad', 'drum and bass', 'future bass', 'synthpop', 'hardcore', 'denpa', 'jazz',
-  'funk', 'metal', 'ambient', 'chiptune', 'hip hop', 'city pop', 'trance', 'folk', 'orchestral', 'house', 'math rock',
-  'shoegaze', 'dubstep', 'lo-fi', 'swing',
+  'electropop',
+  'rock',
+  'j-pop',
+  'ballad',
+  'drum and bass',
+  'future bass',
+  'synthpop',
+  'hardcore',
+  'denpa',
+  'jazz',
+  'funk',
+  'metal',
+  'ambient',
+  'chiptune',
+  'hip hop',
+  'city pop',
+  'trance',
+  'folk',
+  'orchestral',
+  'house',
+  'math rock',
+  'shoegaze',
+  'dubstep',
+  'lo-fi',
+  'swing',
 ];
 const languages = ['ja', 'en', 'zh-Hans', 'ko', 'es', 'zh-Hant', 'fr', 'pt-BR'];
 const languageWeights = [0.62, 0.16, 0.1, 0.03, 0.03, 0.02, 0.02, 0.02];
 const words = [
-  'Melt', 'World', 'Star', 'Night', 'Rain', 'Heart', 'Ghost', 'Rolling', 'Girl', 'Sky', 'Paper', 'Light', 'Echo',
-  'Tokyo', 'Summer', 'Blue', 'Cinder', 'Sand', 'Planet', 'Machine', 'Love', 'Dream', 'Glass', 'Moon', 'Sakura',
-  'Electric', 'Angel', 'Clock', 'Voice', 'Song', 'Candy', 'Neon', 'Circuit', 'Mirror', 'Flower', 'Telecaster',
+  'Melt',
+  'World',
+  'Star',
+  'Night',
+  'Rain',
+  'Heart',
+  'Ghost',
+  'Rolling',
+  'Girl',
+  'Sky',
+  'Paper',
+  'Light',
+  'Echo',
+  'Tokyo',
+  'Summer',
+  'Blue',
+  'Cinder',
+  'Sand',
+  'Planet',
+  'Machine',
+  'Love',
+  'Dream',
+  'Glass',
+  'Moon',
+  'Sakura',
+  'Electric',
+  'Angel',
+  'Clock',
+  'Voice',
+  'Song',
+  'Candy',
+  'Neon',
+  'Circuit',
+  'Mirror',
+  'Flower',
+  'Telecaster',
 ];
 const producers = Array.from({ length: 400 }, (_, i) => `Producer ${String(i + 1).padStart(3, '0')}`);
 const releaseTypes = ['single', 'single', 'single', 'single', 'ep', 'album', 'compilation'] as const;
@@ -81,7 +173,11 @@ export function* syntheticCatalogue(count: number, seed = 1): Generator<ParsedRe
     const date = new Date(start + Math.floor(random() * span)).toISOString().slice(0, 10);
     const title = `${pick(random, words)} ${pick(random, words)}${random() < 0.3 ? ` ${pick(random, words)}` : ''}`;
     const trackCount =
-      releaseType === 'single' ? 1 + Math.floor(random() * 3) : releaseType === 'ep' ? 3 + Math.floor(random() * 5) : 8 + Math.floor(random() * 15);
+      releaseType === 'single'
+        ? 1 + Math.floor(random() * 3)
+        : releaseType === 'ep'
+          ? 3 + Math.floor(random() * 5)
+          : 8 + Math.floor(random() * 15);
     const id = `rel_syn${seed.toString(36)}x${i.toString(36).padStart(6, '0')}`;
     yield {
       id,

@@ -85,10 +85,13 @@ async function dispatch(
       if (typeof values.synthetic === 'string') {
         const count = Number(values.synthetic.replace(/_/g, ''));
         const seed = values.seed === undefined ? 1 : Number(values.seed);
-        if (!Number.isInteger(count) || count < 1 || count > 5_000_000) throw new UsageError('--synthetic takes a count from 1 to 5000000');
+        if (!Number.isInteger(count) || count < 1 || count > 5_000_000)
+          throw new UsageError('--synthetic takes a count from 1 to 5000000');
         if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed takes a non-negative integer');
         const bar = progressBar(count, 'seeding');
-        const loaded = await services.storage.loadReleases(syntheticCatalogue(count, seed), now(), (done) => bar.update(done));
+        const loaded = await services.storage.loadReleases(syntheticCatalogue(count, seed), now(), (done) =>
+          bar.update(done),
+        );
         bar.finish();
         print(output, { loaded, seed }, `Loaded ${loaded} synthetic releases (seed ${seed}).`);
         return 0;
@@ -106,7 +109,11 @@ async function dispatch(
         return 1;
       }
       const result = await services.storage.upsertReleases(parsed.releases, now());
-      print(output, { ...result }, `Imported ${parsed.releases.length} rows: ${result.inserted} inserted, ${result.updated} updated.`);
+      print(
+        output,
+        { ...result },
+        `Imported ${parsed.releases.length} rows: ${result.inserted} inserted, ${result.updated} updated.`,
+      );
       return 0;
     }
 
@@ -160,7 +167,11 @@ async function keysCommand(
       else if (keys.length === 0) process.stdout.write('No API keys.\n');
       else {
         for (const key of keys) {
-          const state = key.revokedAt ? 'revoked' : key.expiresAt && Date.parse(key.expiresAt) <= services.clock.now() ? 'expired' : 'active';
+          const state = key.revokedAt
+            ? 'revoked'
+            : key.expiresAt && Date.parse(key.expiresAt) <= services.clock.now()
+              ? 'expired'
+              : 'active';
           process.stdout.write(
             `${key.id}  ${key.displayStart}…  ${state.padEnd(7)}  ${key.name}  created ${key.createdAt}` +
               `${key.expiresAt ? `  expires ${key.expiresAt}` : ''}${key.lastUsedAt ? `  last used ${key.lastUsedAt}` : ''}\n`,

@@ -1,4 +1,11 @@
-import { apiPaths, type contract, limits, defaultSortOrder, headerNames, type ReleaseListQuery } from '@releases/contract';
+import {
+  apiPaths,
+  type contract,
+  limits,
+  defaultSortOrder,
+  headerNames,
+  type ReleaseListQuery,
+} from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { authLocals, authMessages, unauthorized } from '../auth/authenticate.js';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
@@ -68,7 +75,8 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
       }
       const page = await deps.storage.listReleases({ filters, sort: query.sort, limit: query.limit, after });
       const nextCursor = page.next ? deps.cursors.encode(page.next, { filters, sort: query.sort }) : '';
-      if (nextCursor) res.setHeader(headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`);
+      if (nextCursor)
+        res.setHeader(headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`);
       const generatedAt = new Date(deps.clock.now()).toISOString();
       const json =
         `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +

@@ -11,9 +11,15 @@ export interface OpenStorageOptions {
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage> {
   const timeout = options.timeoutMs;
   if (databaseUrl.startsWith('file:')) {
-    return createSqliteStorage({ filename: sqliteFilename(databaseUrl), ...(timeout === undefined ? {} : { busyTimeoutMs: timeout }) });
+    return createSqliteStorage({
+      filename: sqliteFilename(databaseUrl),
+      ...(timeout === undefined ? {} : { busyTimeoutMs: timeout }),
+    });
   }
-  return createPostgresStorage({ connectionString: databaseUrl, ...(timeout === undefined ? {} : { connectTimeoutMs: timeout }) });
+  return createPostgresStorage({
+    connectionString: databaseUrl,
+    ...(timeout === undefined ? {} : { connectTimeoutMs: timeout }),
+  });
 }
 
 export type { Storage } from './interface.js';

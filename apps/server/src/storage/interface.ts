@@ -95,4 +95,3 @@ export interface Storage {
   /** A named server secret, created at random on first use and shared by every instance. */
   serverSecret(name: string): Promise<string>;
 }
-

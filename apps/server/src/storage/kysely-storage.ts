@@ -168,7 +168,7 @@ export class KyselyStorage implements Storage {
         const stats = new Map<number, Map<string, number>>();
         for (const row of rows) {
           let perKind = stats.get(row.kind);
-          if (!perKind) stats.set(row.kind, (perKind = new Map()));
+          if (!perKind) stats.set(row.kind, (perKind = new Map<string, number>()));
           perKind.set(row.value_key, row.release_count);
         }
         this.statistics = { stats, readAt: Date.now() };
@@ -351,7 +351,12 @@ export class KyselyStorage implements Storage {
     const releaseRows = releases.map((release) => {
       const createdAt = createdAtOf(release.id);
       for (const tag of tagsOf(release)) {
-        tagRows.push({ kind: tag.kind, value_key: tag.value_key, release_date: release.release_date, release_id: release.id });
+        tagRows.push({
+          kind: tag.kind,
+          value_key: tag.value_key,
+          release_date: release.release_date,
+          release_id: release.id,
+        });
         const id = `${tag.kind}:${tag.value_key}`;
         if (!facetDisplays.has(id)) facetDisplays.set(id, tag);
       }
@@ -369,10 +374,16 @@ export class KyselyStorage implements Storage {
       };
     });
     for (let i = 0; i < releaseRows.length; i += insertBatchSize) {
-      await trx.insertInto('releases').values(releaseRows.slice(i, i + insertBatchSize)).execute();
+      await trx
+        .insertInto('releases')
+        .values(releaseRows.slice(i, i + insertBatchSize))
+        .execute();
     }
     for (let i = 0; i < tagRows.length; i += insertBatchSize) {
-      await trx.insertInto('release_tags').values(tagRows.slice(i, i + insertBatchSize)).execute();
+      await trx
+        .insertInto('release_tags')
+        .values(tagRows.slice(i, i + insertBatchSize))
+        .execute();
     }
     const facets = [...facetDisplays.values()];
     for (let i = 0; i < facets.length; i += insertBatchSize) {
@@ -486,7 +497,12 @@ export class KyselyStorage implements Storage {
     return this.guard(async () => {
       await this.db
         .insertInto('users')
-        .values({ id: user.id, email: user.email.toLowerCase(), password_hash: user.passwordHash, created_at: user.createdAt })
+        .values({
+          id: user.id,
+          email: user.email.toLowerCase(),
+          password_hash: user.passwordHash,
+          created_at: user.createdAt,
+        })
         .execute();
     });
   }
@@ -520,7 +536,11 @@ export class KyselyStorage implements Storage {
         .values({ name, value: randomBytes(32).toString('base64url') })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
-      const row = await this.db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+      const row = await this.db
+        .selectFrom('server_secrets')
+        .select('value')
+        .where('name', '=', name)
+        .executeTakeFirstOrThrow();
       this.secrets.set(name, row.value);
       return row.value;
     });

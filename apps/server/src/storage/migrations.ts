@@ -58,7 +58,7 @@ function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migration> {
           .execute();
         await db
           .insertInto('catalogue_state' as never)
-          .values({ id: 1, version: 0, updated_at: new Date(0).toISOString() } as never)
+          .values({ id: 1, version: 0, updated_at: new Date(0).toISOString() })
           .execute();
       },
     },

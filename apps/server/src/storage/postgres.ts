@@ -14,7 +14,18 @@ export interface PostgresOptions {
 }
 
 /** Node network errors and PostgreSQL SQLSTATEs that mean "the database is not answering". */
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 function translateError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
@@ -22,7 +33,9 @@ function translateError(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   if (
     (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|pool after calling end/i.test(message)
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|pool after calling end/i.test(
+      message,
+    )
   ) {
     return new StorageUnavailableError(`PostgreSQL: ${typeof code === 'string' ? code : message}`, { cause: error });
   }

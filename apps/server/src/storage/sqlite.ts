@@ -18,7 +18,14 @@ export interface SqliteOptions {
 const statementCacheSize = 256;
 
 /** SQLite codes that mean "cannot answer now" rather than "this request is wrong". */
-const unavailableCodes = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY']);
+const unavailableCodes = new Set([
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+]);
 
 function translateError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
@@ -27,7 +34,10 @@ function translateError(error: unknown): unknown {
     return new StorageUnavailableError(`SQLite: ${code}`, { cause: error });
   }
   // After close() (shutdown), better-sqlite3 and Kysely refuse further queries: the database is gone, not the request.
-  if (error instanceof Error && /database connection is not open|driver has already been destroyed/.test(error.message)) {
+  if (
+    error instanceof Error &&
+    /database connection is not open|driver has already been destroyed/.test(error.message)
+  ) {
     return new StorageUnavailableError('SQLite: the database is closed', { cause: error });
   }
   return error;
@@ -67,7 +77,10 @@ class SqliteBackend implements Backend {
   private readerConnection(): BetterSqlite3.Database {
     if (this.closed) throw new StorageUnavailableError('SQLite: the database is closed');
     if (this.options.filename === ':memory:') return this.writer;
-    this.reader ??= openConnection(this.options.filename, { readonly: true, busyTimeoutMs: this.options.busyTimeoutMs });
+    this.reader ??= openConnection(this.options.filename, {
+      readonly: true,
+      busyTimeoutMs: this.options.busyTimeoutMs,
+    });
     return this.reader;
   }
 

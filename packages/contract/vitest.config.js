@@ -1,3 +1,0 @@
-import { defineConfig } from 'vitest/config';
-export default defineConfig({ test: { include: ['src/**/*.test.ts'] } });
-//# sourceMappingURL=vitest.config.js.map
