@@ -1,24 +1,28 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { contract, headerNames, limits } from '@releases/contract';
+import { contract, headerNames } from '@releases/contract';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import cors from 'cors';
 import express, { type Express } from 'express';
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { authenticate, rejectFailedAuthentication } from './auth/authenticate.js';
+import type { AccountService } from './auth/accounts.js';
 import type { KeyManager } from './auth/key-manager.js';
+import { SessionCookie } from './auth/session-cookie.js';
+import type { SessionService } from './auth/sessions.js';
 import { CursorCodec } from './catalogue/cursor.js';
 import type { Clock } from './clock.js';
 import { serverRoot, type Config } from './config.js';
-import { exposedHeaders, jsonBody, publicReadPaths, unmatchedRoute } from './http-guards.js';
+import { exposedHeaders, publicReadPaths, unmatchedRoute } from './http/guards.js';
+import { requestId } from './http/request-id.js';
+import { mountRoutePipeline } from './http/route-pipeline.js';
+import { securityHeaders } from './http/security-headers.js';
 import { requestLogger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { HttpProblem, problemHandler, validationProblem } from './problems.js';
-import { apiRateLimit } from './rate-limit.js';
-import { requestId } from './request-id.js';
-import { securityHeaders } from './security-headers.js';
+import { authRoutes } from './routes/auth.js';
 import { docsRoutes } from './routes/docs.js';
+import { keysRoutes } from './routes/keys.js';
 import { sendPreserializedJson } from './routes/json-text.js';
 import { facetsRoutes } from './routes/facets.js';
 import { healthRoutes } from './routes/health.js';
@@ -35,6 +39,8 @@ export interface AppDeps {
   config: Config;
   storage: Storage;
   keys: KeyManager;
+  sessions: SessionService;
+  accounts: AccountService;
   logger: Logger;
   clock: Clock;
   /** Secret that signs page cursors; shared by every instance. */
@@ -72,22 +78,38 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  app.use(
-    '/api/v1',
-    jsonBody(limits.maxJsonBodyBytes),
-    authenticate({ keys: deps.keys, storage, clock }),
-    apiRateLimit(config, logger, deps.rateLimitStore),
-    rejectFailedAuthentication,
-  );
-
+  const cookie = new SessionCookie(config.publicUrl);
+  mountRoutePipeline(app, {
+    config,
+    logger,
+    clock,
+    cookie,
+    keys: deps.keys,
+    sessions: deps.sessions,
+    ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
+  });
   const openApiDocument = buildOpenApiDocument(config.publicUrl, version);
   const server = initServer();
   createExpressEndpoints(
     contract,
     server.router(contract, {
-      release: releaseRoutes({ config, storage, clock, cursors: new CursorCodec(deps.cursorSecret) }),
-      facets: facetsRoutes({ config, storage, clock }),
+      release: releaseRoutes({
+        config,
+        catalogue: storage.catalogue,
+        clock,
+        cursors: new CursorCodec(deps.cursorSecret),
+      }),
+      facets: facetsRoutes({ catalogue: storage.catalogue, clock }),
       health: healthRoutes({ storage }),
+      auth: authRoutes({
+        config,
+        accounts: deps.accounts,
+        users: storage.accounts,
+        sessions: deps.sessions,
+        cookie,
+        clock,
+      }),
+      keys: keysRoutes({ keys: deps.keys, store: storage.keys, clock }),
       openapi: { document: async () => ({ status: 200, body: openApiDocument }) },
       docs: docsRoutes({ publicUrl: config.publicUrl }),
       probes: probesRoutes({ storage, isShuttingDown }),

@@ -1,13 +1,13 @@
 import { headerNames } from '@releases/contract';
 import type { RequestHandler } from 'express';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**
  * Structured JSON logs. A request log line carries id, method, path, route, status and duration, and nothing
  * from headers, query strings or bodies: keys, tokens, passwords and cookies never reach a log.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: null,
     // Belt and braces: should anything ever log these paths, they are censored.
@@ -28,7 +28,8 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**

@@ -4,8 +4,8 @@ import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { answerClientErrors } from './problems.js';
-import { openRedisRateLimitStore } from './rate-limit-store.js';
-import { openServices } from './services.js';
+import { openRedisRateLimitStore } from './http/rate-limit-store.js';
+import { openServices, warmUp } from './services.js';
 
 async function main(): Promise<void> {
   let config;
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const services = await openServices(config, logger);
   await seedOnFirstRun(services, logger);
+  warmUp(logger);
 
   const sharedLimits = config.redisUrl ? await openRedisRateLimitStore(config.redisUrl, logger) : undefined;
   let shuttingDown = false;
@@ -53,9 +54,7 @@ async function main(): Promise<void> {
     force.unref();
     server.close(() => {
       void (async () => {
-        await services.storage
-          .close()
-          .catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
+        await services.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
         await sharedLimits?.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));
         logger.info('stopped');
         logger.flush();

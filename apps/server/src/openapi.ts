@@ -11,7 +11,7 @@ import {
 import { isAppRouteOtherResponse } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import type { OpenAPIObject, OperationObject, PathItemObject, SchemaObject } from 'openapi3-ts';
-import { contractRoutes } from './http-guards.js';
+import { contractRoutes } from './http/guards.js';
 
 type OpenApiDocument = OpenAPIObject;
 type Operation = OperationObject;
@@ -21,11 +21,12 @@ interface ResponseObject {
   headers?: Record<string, unknown>;
 }
 
-const securityByRoute: Record<RouteMetadata['security'], Array<Record<string, string[]>>> = {
+const securityByRoute: Record<RouteMetadata['auth'], Array<Record<string, string[]>>> = {
   none: [],
   // `{}` first: anonymous calls are allowed (RELEASES_AUTH=optional), a credential is checked when sent.
   optional: [{}, { [securitySchemes.apiKey]: [] }, { [securitySchemes.bearer]: [] }],
   'api-key': [{ [securitySchemes.apiKey]: [] }],
+  session: [{ [securitySchemes.bearer]: [] }],
 };
 
 function problemKindsFor(status: number): ProblemKind[] {
@@ -56,7 +57,7 @@ export function buildOpenApiDocument(publicUrl: string, version: string): OpenAp
       operationMapper: (operation, appRoute) => {
         const metadata = appRoute.metadata as RouteMetadata | undefined;
         const mapped: Operation = { ...operation };
-        mapped.security = securityByRoute[metadata?.security ?? 'none'];
+        mapped.security = securityByRoute[metadata?.auth ?? 'none'];
         return mapped;
       },
     },

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
+import { AccountService } from './auth/accounts.js';
 import type { KeyManager } from './auth/key-manager.js';
-import { LocalKeyManager } from './auth/local-key-manager.js';
+import { createKeyManager } from './auth/key-managers.js';
+import { prepareDecoyPassword } from './auth/passwords.js';
+import { SessionService } from './auth/sessions.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openStorage } from './storage/index.js';
@@ -10,25 +13,58 @@ export interface Services {
   config: Config;
   storage: Storage;
   keys: KeyManager;
+  sessions: SessionService;
+  accounts: AccountService;
   clock: Clock;
   cursorSecret: string;
+  /** Closes what these services hold: the key manager's pending writes, then the database. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  clock?: Clock;
+  /** How often API key last-use times are written (tests shorten it). */
+  usageFlushIntervalMs?: number;
 }
 
 /** Opens and migrates the database and builds what both the server and the CLI need. */
-export async function openServices(config: Config, logger: Logger, clock: Clock = systemClock): Promise<Services> {
+export async function openServices(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
+  const clock = options.clock ?? systemClock;
   const storage = await openStorage(config.databaseUrl);
   try {
     await storage.migrate();
-    const keys = new LocalKeyManager({
-      storage,
+    const keys = createKeyManager({
+      config,
+      keys: storage.keys,
       clock,
-      cacheTtlMs: config.keyCacheTtlMs,
-      onBackgroundError: (error) => logger.warn({ err: error }, 'could not record API key use'),
+      logger,
+      ...(options.usageFlushIntervalMs === undefined ? {} : { usageFlushIntervalMs: options.usageFlushIntervalMs }),
     });
-    const cursorSecret = config.cursorSecret ?? (await storage.serverSecret('cursor'));
-    return { config, storage, keys, clock, cursorSecret };
+    const sessions = new SessionService(storage.sessions, clock, config.sessions);
+    const accounts = new AccountService(storage.accounts, sessions, clock);
+    const cursorSecret = config.cursorSecret ?? (await storage.secrets.serverSecret('cursor'));
+    return {
+      config,
+      storage,
+      keys,
+      sessions,
+      accounts,
+      clock,
+      cursorSecret,
+      async close() {
+        await keys.close?.().catch((error: unknown) => logger.warn({ err: error }, 'closing the key manager failed'));
+        await storage.close();
+      },
+    };
   } catch (error) {
     await storage.close();
     throw error;
   }
+}
+
+/** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */
+export function warmUp(logger: Logger): void {
+  prepareDecoyPassword().catch((error: unknown) =>
+    logger.warn({ err: error }, 'could not prepare the decoy password hash'),
+  );
 }

@@ -1,7 +1,5 @@
 import { FacetsResponseSchema, ReleaseListResponseSchema } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalKeyManager } from '../src/auth/local-key-manager.js';
-import { systemClock } from '../src/clock.js';
 import { openStorage } from '../src/storage/index.js';
 import type { Storage } from '../src/storage/interface.js';
 import { sampleReleases, startTestServer, type TestServer } from './harness.js';
@@ -32,7 +30,7 @@ describe('the page and facet caches', () => {
     const before = await firstPage();
     expect(await firstPage()).toEqual(before); // now cached
     const [template] = await sampleReleases();
-    await otherWriter.upsertReleases(
+    await otherWriter.catalogueWrites.upsertReleases(
       [{ ...template!, id: 'rel_fromanotherprocess', release_date: '2100-01-01', genres: ['zydeco'] }],
       new Date(),
     );
@@ -49,7 +47,7 @@ describe('API key revocation across instances', () => {
     const health = () => server.get('/api/v1/health', { headers: { 'x-api-key': key } }).then((r) => r.status);
     expect(await health()).toBe(200);
     // Revoked through another instance's key manager: this server's cache does not know.
-    await new LocalKeyManager({ storage: otherWriter, clock: systemClock, cacheTtlMs: 300 }).revoke(id);
+    await otherWriter.keys.revoke(id, new Date().toISOString());
     // SPEC §4: within 5 seconds on every instance (the cache TTL here is 300 ms).
     await expect.poll(health, { timeout: 5_000, interval: 50 }).toBe(401);
   });

@@ -87,9 +87,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const logger = createLogger('silent');
   const clock = options.clock ?? systemClock;
-  const services = await openServices(config, logger, clock);
+  const services = await openServices(config, logger, { clock, usageFlushIntervalMs: 50 });
   const releases = options.releases ?? (await sampleReleases());
-  if (releases !== 'none') await services.storage.upsertReleases(releases, new Date(clock.now()));
+  if (releases !== 'none') await services.storage.catalogueWrites.upsertReleases(releases, new Date(clock.now()));
   const storage = options.wrapStorage ? options.wrapStorage(services.storage) : services.storage;
   const app = createApp({
     ...services,
@@ -106,17 +106,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     databaseFile,
     get: (pathAndQuery, init) => fetch(`${baseUrl}${pathAndQuery}`, init),
     async createKey(keyOptions = {}) {
-      const { key, summary } = await services.keys.create({
+      const created = await services.keys.create({
         name: keyOptions.name ?? 'test',
         ownerId: null,
         expiresAt: keyOptions.expiresAt ?? null,
       });
-      return { id: summary.id, key };
+      if (!created.created) throw new Error('the test key was refused');
+      return { id: created.record.id, key: created.key };
     },
     async close() {
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      await services.storage.close().catch(() => undefined);
+      await services.close().catch(() => undefined);
       await postgres?.drop();
       rmSync(folder, { recursive: true, force: true });
     },

@@ -43,7 +43,10 @@ describe('GET /api/v1/health', () => {
 
   it('401 when only a bearer token is sent: health takes API keys only', async () => {
     const response = await server.get('/api/v1/health', { headers: { authorization: `Bearer ${'a'.repeat(43)}` } });
-    await expectUnauthorized(response, 'The session token is invalid or has expired. Sign in again.');
+    await expectUnauthorized(
+      response,
+      'This endpoint takes an API key in the x-api-key header; a session is not accepted here.',
+    );
   });
 
   it.each([
@@ -76,7 +79,7 @@ describe('GET /api/v1/health', () => {
   it('401 once the key is revoked', async () => {
     const { id, key } = await server.createKey();
     expect((await health(key)).status).toBe(200);
-    expect(await server.services.keys.revoke(id)).toBe(true);
+    expect((await server.services.keys.revoke(id))?.revokedAt).toEqual(expect.any(String));
     await expectUnauthorized(await health(key), 'The API key has been revoked.');
   });
 
@@ -95,12 +98,12 @@ describe('GET /api/v1/health', () => {
   it('stores only a hash of the key, and records when it was last used', async () => {
     const { id, key } = await server.createKey();
     await health(key);
-    const stored = (await server.services.storage.listApiKeys()).find((k) => k.id === id)!;
+    const stored = (await server.services.storage.keys.list()).find((k) => k.id === id)!;
     expect(stored.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored.keyHash).not.toContain(key.slice(4));
     expect(stored.displayStart).toBe(key.slice(0, 12));
     await expect
-      .poll(async () => (await server.services.storage.listApiKeys()).find((k) => k.id === id)?.lastUsedAt)
+      .poll(async () => (await server.services.storage.keys.list()).find((k) => k.id === id)?.lastUsedAt)
       .not.toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { openRedisRateLimitStore, type SharedRateLimitStore } from '../src/rate-limit-store.js';
+import { openRedisRateLimitStore, type SharedRateLimitStore } from '../src/http/rate-limit-store.js';
 import { expectProblem, startTestServer, type TestServer } from './harness.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;

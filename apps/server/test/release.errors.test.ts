@@ -122,7 +122,7 @@ describe('errors outside the list', () => {
 
   it('413 for a body over 16 KB', async () => {
     const body = JSON.stringify({ padding: 'x'.repeat(limits.maxJsonBodyBytes + 10) });
-    const response = await server.get('/api/v1/release', {
+    const response = await server.get('/api/v1/auth/login', {
       method: 'POST',
       body,
       headers: { 'content-type': 'application/json' },
@@ -132,7 +132,7 @@ describe('errors outside the list', () => {
   });
 
   it('415 for a body that is not JSON', async () => {
-    const response = await server.get('/api/v1/release', {
+    const response = await server.get('/api/v1/auth/login', {
       method: 'POST',
       body: 'a=1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -141,7 +141,7 @@ describe('errors outside the list', () => {
   });
 
   it('400 for malformed JSON', async () => {
-    const response = await server.get('/api/v1/release', {
+    const response = await server.get('/api/v1/auth/login', {
       method: 'POST',
       body: '{"a":',
       headers: { 'content-type': 'application/json' },
@@ -174,9 +174,11 @@ describe('failures inside the server', () => {
       releases: 'none',
       wrapStorage: (storage) =>
         Object.assign(Object.create(storage) as typeof storage, {
-          getReleaseJson: async () => {
-            throw new Error('SELECT secret_column FROM internals failed at /srv/app/db.ts:42');
-          },
+          catalogue: Object.assign(Object.create(storage.catalogue) as typeof storage.catalogue, {
+            getReleaseJson: async () => {
+              throw new Error('SELECT secret_column FROM internals failed at /srv/app/db.ts:42');
+            },
+          }),
         }),
     });
     try {

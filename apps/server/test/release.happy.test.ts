@@ -197,7 +197,7 @@ describe('GET /api/v1/release: pagination', () => {
     try {
       const firstPage = ReleaseListResponseSchema.parse(await (await own.get('/api/v1/release?limit=10')).json());
       const newest = { ...releases[0]!, id: 'rel_insertedmeanwhile', release_date: '2099-01-01' };
-      await own.services.storage.upsertReleases([newest], new Date());
+      await own.services.storage.catalogueWrites.upsertReleases([newest], new Date());
       const cursor = encodeURIComponent(firstPage.data.pagination);
       const second = ReleaseListResponseSchema.parse(
         await (await own.get(`/api/v1/release?limit=10&cursor=${cursor}`)).json(),

@@ -67,15 +67,18 @@ describe.each([
 
   it.skipIf(!run)('upserts in one transaction and bumps the catalogue version', async () => {
     const storage = server.services.storage;
-    const before = await storage.catalogueVersion();
+    const before = await storage.catalogue.catalogueVersion();
     const changed = { ...releases[0]!, title: 'Changed title', genres: ['brand-new-genre'] };
-    expect(await storage.upsertReleases([changed], new Date())).toEqual({ inserted: 0, updated: 1 });
-    expect(await storage.catalogueVersion()).toBe(before + 1);
+    expect(await storage.catalogueWrites.upsertReleases([changed], new Date())).toEqual({ inserted: 0, updated: 1 });
+    expect(await storage.catalogue.catalogueVersion()).toBe(before + 1);
     const facets = FacetsResponseSchema.parse(await (await server.get('/api/v1/facets')).json());
     expect(facets.data.genres).toContainEqual({ value: 'brand-new-genre', count: 1 });
     const found = await walk('&genres=brand-new-genre', 5);
     expect(found).toEqual([changed.id]);
-    expect(await storage.upsertReleases([releases[0]!], new Date())).toEqual({ inserted: 0, updated: 1 });
+    expect(await storage.catalogueWrites.upsertReleases([releases[0]!], new Date())).toEqual({
+      inserted: 0,
+      updated: 1,
+    });
     const restored = FacetsResponseSchema.parse(await (await server.get('/api/v1/facets')).json());
     expect(restored.data.genres.find((g) => g.value === 'brand-new-genre')).toBeUndefined();
   });

@@ -54,3 +54,29 @@ export function checkApiKeyFormat(key: string): ApiKeyShapeProblem | undefined {
 export function isWellFormedApiKey(key: string): boolean {
   return checkApiKeyFormat(key) === undefined;
 }
+
+/** Bitcoin's base58: no `0`, `O`, `I` or `l`. Unkey generates key bodies in it. */
+export const base58Alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+export const unkeyKeyMinLength = 16;
+export const unkeyKeyMaxLength = 64;
+const unkeyKeyShape = new RegExp(`^${apiKeyPrefix}[${base58Alphabet}]{${unkeyKeyMinLength},${unkeyKeyMaxLength}}$`);
+
+/**
+ * Keys issued by Unkey (`KEY_MANAGER=unkey`): our prefix, then 16 to 64 base58 characters. There is no
+ * checksum to check offline; Unkey is the only judge of anything beyond the shape.
+ */
+export function isWellFormedUnkeyKey(key: string): boolean {
+  return unkeyKeyShape.test(key);
+}
+
+/**
+ * Why a credential cannot be sent as an HTTP header value, or undefined when it can. The SDK checks only
+ * this (it cannot know which key manager issued a key): empty values, control characters and anything
+ * outside printable ASCII would be refused by `fetch` or mangled on the way.
+ */
+export function headerValueProblem(value: string): string | undefined {
+  if (value.trim() === '') return 'is empty';
+  if (value !== value.trim()) return 'has leading or trailing whitespace';
+  if (/[^\x20-\x7e]/.test(value)) return 'contains a control character or a non-ASCII character';
+  return undefined;
+}

@@ -1,6 +1,18 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import {
+  ApiKeyIdParamsSchema,
+  ApiKeyListResponseSchema,
+  ApiKeyResponseSchema,
+  AuthResponseSchema,
+  CreateApiKeySchema,
+  CreatedApiKeyResponseSchema,
+  CredentialsSchema,
+  LoginSchema,
+  SessionInfoResponseSchema,
+} from './accounts.js';
 import { apiPaths } from './paths.js';
+import { limits } from './limits.js';
 import { problemKindNames } from './problem-kinds.js';
 import { ProblemSchema } from './problem.js';
 import {
@@ -21,13 +33,23 @@ const problem = ProblemSchema;
 
 /** Problems any operation can answer with. */
 const commonProblems = { 429: problem, 500: problem, 503: problem } as const;
+/** Problems of operations that take a JSON body. */
+const bodyProblems = { 400: problem, 413: problem, 415: problem } as const;
 
-/** How the `security` of an operation is declared; the OpenAPI generator reads it from `metadata`. */
-export type RouteSecurity = 'none' | 'optional' | 'api-key';
+/**
+ * The credential a route takes, declared once here and enforced by one middleware in the server:
+ * - `none`: no credential is read (probes, documents, signing up and in).
+ * - `optional`: anonymous, an API key or a session; `RELEASES_AUTH=required` turns anonymous callers away.
+ * - `api-key`: an API key in `x-api-key`, nothing else.
+ * - `session`: a session (cookie or `Authorization: Bearer`); an API key is refused with 403.
+ */
+export type RouteAuth = 'none' | 'optional' | 'api-key' | 'session';
 export interface RouteMetadata {
-  security: RouteSecurity;
+  auth: RouteAuth;
   /** Whether browsers on other origins may call it (CORS). */
   publicRead?: boolean;
+  /** `auth`: counted against the strict per-IP quota for signing up and in, not the caller's usual one. */
+  rateLimit?: 'auth';
 }
 
 const metadata = (value: RouteMetadata) => value;
@@ -43,7 +65,7 @@ export const contract = c.router(
           "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too.",
         query: ReleaseListQuerySchema,
         responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, ...commonProblems },
-        metadata: metadata({ security: 'optional', publicRead: true }),
+        metadata: metadata({ auth: 'optional', publicRead: true }),
       },
       get: {
         method: 'GET',
@@ -51,7 +73,7 @@ export const contract = c.router(
         summary: 'Get one release',
         pathParams: ReleaseIdParamsSchema,
         responses: { 200: ReleaseResponseSchema, 400: problem, 401: problem, 404: problem, ...commonProblems },
-        metadata: metadata({ security: 'optional', publicRead: true }),
+        metadata: metadata({ auth: 'optional', publicRead: true }),
       },
     },
     facets: {
@@ -62,7 +84,7 @@ export const contract = c.router(
         description:
           'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on.',
         responses: { 200: FacetsResponseSchema, 401: problem, ...commonProblems },
-        metadata: metadata({ security: 'optional', publicRead: true }),
+        metadata: metadata({ auth: 'optional', publicRead: true }),
       },
     },
     health: {
@@ -73,7 +95,91 @@ export const contract = c.router(
         description:
           'Answers the JSON string `"OK"` when the API key in `x-api-key` is valid and the database answers; 401 when the key is missing, malformed, unknown, revoked or expired; 503 when a dependency does not answer.',
         responses: { 200: z.literal('OK'), 401: problem, ...commonProblems },
-        metadata: metadata({ security: 'api-key' }),
+        metadata: metadata({ auth: 'api-key' }),
+      },
+    },
+    auth: {
+      signup: {
+        method: 'POST',
+        path: apiPaths.signup,
+        summary: 'Create an account',
+        description:
+          'Creates an account and signs it in: the response carries the session token and sets the session cookie. Closed (403) unless the service allows signing up.',
+        body: CredentialsSchema,
+        responses: { 201: AuthResponseSchema, ...bodyProblems, 403: problem, 409: problem, ...commonProblems },
+        metadata: metadata({ auth: 'none', rateLimit: 'auth' }),
+      },
+      login: {
+        method: 'POST',
+        path: apiPaths.login,
+        summary: 'Sign in',
+        description:
+          'Starts a new session: the response carries the session token (for `Authorization: Bearer`) and sets the session cookie. An unknown email and a wrong password get the same 401.',
+        body: LoginSchema,
+        responses: { 200: AuthResponseSchema, ...bodyProblems, 401: problem, 403: problem, ...commonProblems },
+        metadata: metadata({ auth: 'none', rateLimit: 'auth' }),
+      },
+      logout: {
+        method: 'POST',
+        path: apiPaths.logout,
+        summary: 'Sign out',
+        description: 'Ends the session that authenticates this request and clears the session cookie.',
+        body: c.noBody(),
+        responses: { 204: c.noBody(), ...bodyProblems, 401: problem, 403: problem, ...commonProblems },
+        metadata: metadata({ auth: 'session' }),
+      },
+      session: {
+        method: 'GET',
+        path: apiPaths.session,
+        summary: 'The current session',
+        description: 'Who is signed in, and when the session ends unless it is used.',
+        responses: { 200: SessionInfoResponseSchema, 401: problem, 403: problem, ...commonProblems },
+        metadata: metadata({ auth: 'session' }),
+      },
+    },
+    keys: {
+      list: {
+        method: 'GET',
+        path: apiPaths.keys,
+        summary: 'List your API keys',
+        description:
+          'Every API key of the signed-in account, newest first, revoked and expired ones included. Never the keys themselves. Takes a session; an API key cannot list keys (403).',
+        responses: { 200: ApiKeyListResponseSchema, 401: problem, 403: problem, ...commonProblems },
+        metadata: metadata({ auth: 'session' }),
+      },
+      create: {
+        method: 'POST',
+        path: apiPaths.keys,
+        summary: 'Create an API key',
+        description: `Issues an API key. The response is the only time the key itself is shown. At most ${limits.maxActiveKeysPerUser} keys per account may be active (neither revoked nor expired). Takes a session; an API key cannot create keys (403).`,
+        body: CreateApiKeySchema,
+        responses: {
+          201: CreatedApiKeyResponseSchema,
+          ...bodyProblems,
+          401: problem,
+          403: problem,
+          409: problem,
+          ...commonProblems,
+        },
+        metadata: metadata({ auth: 'session' }),
+      },
+      revoke: {
+        method: 'DELETE',
+        path: apiPaths.key,
+        summary: 'Revoke an API key',
+        description:
+          "Revokes one of your API keys: it stops working everywhere within 5 seconds. Revoking a revoked key answers the same. Another account's key is a 404.",
+        pathParams: ApiKeyIdParamsSchema,
+        body: c.noBody(),
+        responses: {
+          200: ApiKeyResponseSchema,
+          ...bodyProblems,
+          401: problem,
+          403: problem,
+          404: problem,
+          ...commonProblems,
+        },
+        metadata: metadata({ auth: 'session' }),
       },
     },
     openapi: {
@@ -82,7 +188,7 @@ export const contract = c.router(
         path: apiPaths.openapi,
         summary: 'This API as an OpenAPI 3 document',
         responses: { 200: z.record(z.unknown()), ...commonProblems },
-        metadata: metadata({ security: 'none', publicRead: true }),
+        metadata: metadata({ auth: 'none', publicRead: true }),
       },
     },
     docs: {
@@ -91,7 +197,7 @@ export const contract = c.router(
         path: apiPaths.docs,
         summary: 'Interactive API reference (HTML)',
         responses: { 200: c.otherResponse({ contentType: 'text/html', body: z.string() }) },
-        metadata: metadata({ security: 'none' }),
+        metadata: metadata({ auth: 'none' }),
       },
       problem: {
         method: 'GET',
@@ -100,7 +206,7 @@ export const contract = c.router(
         description: `The page a problem \`type\` URI points to. Kinds: ${problemKindNames.join(', ')}.`,
         pathParams: z.object({ kind: z.string() }),
         responses: { 200: c.otherResponse({ contentType: 'text/html', body: z.string() }), 404: problem },
-        metadata: metadata({ security: 'none' }),
+        metadata: metadata({ auth: 'none' }),
       },
     },
     probes: {
@@ -110,7 +216,7 @@ export const contract = c.router(
         summary: 'Liveness probe',
         description: 'Answers while the process runs. No data, no authentication.',
         responses: { 200: z.literal('OK') },
-        metadata: metadata({ security: 'none' }),
+        metadata: metadata({ auth: 'none' }),
       },
       ready: {
         method: 'GET',
@@ -118,7 +224,7 @@ export const contract = c.router(
         summary: 'Readiness probe',
         description: 'Answers 200 when the database answers, 503 otherwise. No data, no authentication.',
         responses: { 200: z.literal('OK'), 503: problem },
-        metadata: metadata({ security: 'none' }),
+        metadata: metadata({ auth: 'none' }),
       },
     },
   },

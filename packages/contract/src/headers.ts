@@ -9,6 +9,15 @@ export const headerNames = {
   link: 'link',
 } as const;
 
+/**
+ * The session cookie (SPEC §3.5). Under an https `PUBLIC_URL` the `__Host-` name is used, which browsers only
+ * accept with `Secure`, `Path=/` and no `Domain`: the cookie cannot be set or shadowed by a sibling host.
+ */
+export const sessionCookieNames = {
+  plain: 'releases_session',
+  secure: '__Host-releases_session',
+} as const;
+
 /** Scheme names as they appear in the OpenAPI document (`ApiKeyAuth` is the interface's own name). */
 export const securitySchemes = {
   apiKey: 'ApiKeyAuth',

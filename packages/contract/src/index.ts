@@ -1,4 +1,5 @@
 export * from './wire.js';
 export * from './contract.js';
+export * from './accounts.js';
 export * from './problem.js';
 export * from './release.js';

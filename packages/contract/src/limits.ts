@@ -15,6 +15,17 @@ export const limits = {
   maxCursorLength: 512,
   /** Largest JSON request body, in bytes. */
   maxJsonBodyBytes: 16 * 1024,
+  /** Longest email address (RFC 5321's path limit). */
+  maxEmailLength: 254,
+  /** Shortest and longest password, in characters. */
+  minPasswordLength: 10,
+  maxPasswordLength: 256,
+  /** Longest API key name, in characters. */
+  maxKeyNameLength: 64,
+  /** Longest lifetime a new API key may be given, in days. */
+  maxKeyLifetimeDays: 365,
+  /** Most API keys one account may hold that are neither revoked nor expired. */
+  maxActiveKeysPerUser: 25,
 } as const;
 
 export const sortOrders = ['-release_date', 'release_date'] as const;

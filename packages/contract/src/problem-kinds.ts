@@ -26,7 +26,7 @@ export const problemKinds = {
     status: 403,
     title: 'Forbidden',
     description:
-      'The credential is valid but may not do this, or a cookie-authenticated request came from another origin.',
+      "The credential is valid but may not do this (an API key cannot manage keys; signing up may be closed), or a cookie-authenticated request that changes something did not come from this service's own origin.",
   },
   'not-found': {
     status: 404,
@@ -37,6 +37,17 @@ export const problemKinds = {
     status: 405,
     title: 'Method not allowed',
     description: 'The resource exists but does not support this HTTP method. The `Allow` header lists those it does.',
+  },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    description: 'The request (its headers or body) did not arrive in time. Send it again.',
+  },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    description:
+      'The request conflicts with what exists: the email is already registered, or the account already holds the most active API keys it may (revoke one first).',
   },
   'payload-too-large': {
     status: 413,
@@ -53,6 +64,11 @@ export const problemKinds = {
     title: 'Too many requests',
     description:
       'Too many requests in the current window. Wait for the number of seconds in `Retry-After`; the `RateLimit` and `RateLimit-Policy` headers describe the quota.',
+  },
+  'headers-too-large': {
+    status: 431,
+    title: 'Request header fields too large',
+    description: 'The request line and headers together are larger than this service accepts (16 KB).',
   },
   'internal-error': {
     status: 500,

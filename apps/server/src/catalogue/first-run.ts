@@ -1,30 +1,42 @@
 import { apiPaths, headerNames } from '@releases/contract';
 import type { Logger } from 'pino';
+import { randomBase62 } from '../auth/api-keys.js';
 import type { Services } from '../services.js';
 import { readSampleCatalogue } from './sample.js';
 
+/** The account the first start makes, so the web app's settings screen can be tried at once. */
+export const demoEmail = 'demo@example.com';
+
 /**
- * First start on an empty database outside production: load the sample catalogue and issue a demo key,
- * shown this once (only its hash is kept). Production never seeds and never prints a secret.
+ * First start on an empty database outside production: load the sample catalogue, create a demo account and
+ * a demo key owned by it, and show the password and key this once (only their hashes are kept). Production
+ * never seeds and never prints a secret.
  */
 export async function seedOnFirstRun(services: Services, logger: Logger): Promise<void> {
   if (services.config.env === 'production') return;
-  if ((await services.storage.countReleases()) > 0) return;
+  if ((await services.storage.catalogue.countReleases()) > 0) return;
   const releases = await readSampleCatalogue();
-  await services.storage.upsertReleases(releases, new Date(services.clock.now()));
-  const { key } = await services.keys.create({ name: 'demo', ownerId: null, expiresAt: null });
+  await services.storage.catalogueWrites.upsertReleases(releases, new Date(services.clock.now()));
   logger.info({ releases: releases.length }, 'empty database: loaded the sample catalogue');
+
+  const password = randomBase62(16);
+  const user = await services.accounts.createUser(demoEmail, password);
+  const ownerId = user === 'email-taken' ? null : user.id;
+  const created = await services.keys.create({ name: 'demo', ownerId, expiresAt: null });
+  const key = created.created ? created.key : undefined;
+
   const base = services.config.publicUrl;
-  // Straight to the terminal, not the log stream: this is the one place a key is meant to be seen.
+  // Straight to the terminal, not the log stream: this is the one place these secrets are meant to be seen.
   process.stderr.write(
     [
       '',
-      `  Sample catalogue loaded (${releases.length} releases). Demo API key, shown only this once:`,
+      `  Sample catalogue loaded (${releases.length} releases). Shown only this once:`,
       '',
-      `    ${key}`,
+      ...(user === 'email-taken' ? [] : [`    Demo login:   ${demoEmail} / ${password}`]),
+      ...(key ? [`    Demo API key: ${key}`] : []),
       '',
       `  curl '${base}${apiPaths.releaseList}?vocaloid_banks=Hatsune%20Miku&limit=5'`,
-      `  curl -H '${headerNames.apiKey}: ${key}' ${base}${apiPaths.health}`,
+      ...(key ? [`  curl -H '${headerNames.apiKey}: ${key}' ${base}${apiPaths.health}`] : []),
       '',
       '',
     ].join('\n'),

@@ -1,14 +1,13 @@
 import type { contract } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import { requireApiKey } from '../auth/authenticate.js';
 import type { Storage } from '../storage/interface.js';
 
-export function healthRoutes(deps: { storage: Storage }): {
+/** The route pipeline has already checked the API key (the contract says `auth: 'api-key'`). */
+export function healthRoutes(deps: { storage: Pick<Storage, 'ping'> }): {
   check: AppRouteImplementation<typeof contract.health.check>;
 } {
   return {
     check: async ({ res }) => {
-      requireApiKey(res);
       // Throws StorageUnavailableError (→ 503 with Retry-After) when the database does not answer.
       await deps.storage.ping();
       res.setHeader('cache-control', 'no-store');

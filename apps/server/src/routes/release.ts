@@ -7,17 +7,16 @@ import {
   type ReleaseListQuery,
 } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import { authLocals, authMessages, unauthorized } from '../auth/authenticate.js';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
-import type { ReleaseFilterKeys, ReleasePosition, Storage } from '../storage/interface.js';
+import type { CatalogueReads, ReleaseFilterKeys, ReleasePosition } from '../storage/interface.js';
 import { preserialized } from './json-text.js';
 
 export interface ReleaseRouteDeps {
   config: Config;
-  storage: Storage;
+  catalogue: CatalogueReads;
   clock: Clock;
   cursors: CursorCodec;
 }
@@ -46,19 +45,12 @@ function nextPageUrl(publicUrl: string, query: ReleaseListQuery, cursor: string)
   return `${publicUrl}${apiPaths.releaseList}?${params.toString()}`;
 }
 
-export function requireCallerIfConfigured(config: Config, res: Parameters<typeof authLocals>[0]): void {
-  if (config.authMode === 'required' && authLocals(res).principal.kind === 'anonymous') {
-    throw unauthorized(authMessages.missingCredential);
-  }
-}
-
 export function releaseRoutes(deps: ReleaseRouteDeps): {
   list: AppRouteImplementation<typeof contract.release.list>;
   get: AppRouteImplementation<typeof contract.release.get>;
 } {
   return {
     list: async ({ query, res }) => {
-      requireCallerIfConfigured(deps.config, res);
       const filters = filterKeys(query);
       let after: ReleasePosition | undefined;
       if (query.cursor !== undefined) {
@@ -73,7 +65,7 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
           throw error;
         }
       }
-      const page = await deps.storage.listReleases({ filters, sort: query.sort, limit: query.limit, after });
+      const page = await deps.catalogue.listReleases({ filters, sort: query.sort, limit: query.limit, after });
       const nextCursor = page.next ? deps.cursors.encode(page.next, { filters, sort: query.sort }) : '';
       if (nextCursor)
         res.setHeader(headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`);
@@ -84,9 +76,8 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
       return { status: 200, body: preserialized(json) };
     },
 
-    get: async ({ params, res }) => {
-      requireCallerIfConfigured(deps.config, res);
-      const doc = await deps.storage.getReleaseJson(params.id);
+    get: async ({ params }) => {
+      const doc = await deps.catalogue.getReleaseJson(params.id);
       if (doc === undefined) throw new HttpProblem('not-found', `There is no release with the id ${params.id}.`);
       return { status: 200, body: preserialized(`{"success":true,"data":${doc}}`) };
     },

@@ -1,5 +1,14 @@
 import type { Facets, ParsedReleaseInput, SortOrder } from '@releases/contract';
 
+/**
+ * What the service keeps, split by reason: each consumer is handed the one small interface it needs
+ * (routes read the catalogue, the CLI writes it, the key manager keeps keys...). One Kysely implementation
+ * per interface (`kysely/*.ts`) serves both SQLite and PostgreSQL. Every method throws
+ * `StorageUnavailableError` when the database does not answer.
+ */
+
+// --- catalogue ------------------------------------------------------------------------------------------
+
 /** Filter values as the database keys them: lowercase, distinct. An empty list means "no filter". */
 export interface ReleaseFilterKeys {
   vocaloid_banks: string[];
@@ -27,22 +36,28 @@ export interface ReleasePage {
   next: ReleasePosition | undefined;
 }
 
+export interface CatalogueReads {
+  listReleases(request: ReleasePageRequest): Promise<ReleasePage>;
+  getReleaseJson(id: string): Promise<string | undefined>;
+  facets(): Promise<Omit<Facets, 'generated_at'>>;
+  countReleases(): Promise<number>;
+  /** Bumped by every catalogue write, on every instance: caches compare it to stay correct. */
+  catalogueVersion(): Promise<number>;
+}
+
 export interface UpsertResult {
   inserted: number;
   updated: number;
 }
 
-export interface ApiKeyRecord {
-  id: string;
-  name: string;
-  ownerId: string | null;
-  keyHash: string;
-  displayStart: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
+export interface CatalogueWrites {
+  /** Inserts or replaces releases by id in one transaction: all of them, or none. */
+  upsertReleases(releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult>;
+  /** Bulk load for synthetic catalogues: like upsert, in batches, with progress. */
+  loadReleases(releases: Iterable<ParsedReleaseInput>, now: Date, onProgress?: (done: number) => void): Promise<number>;
 }
+
+// --- accounts and sessions ------------------------------------------------------------------------------
 
 export interface UserRecord {
   id: string;
@@ -50,19 +65,89 @@ export interface UserRecord {
   createdAt: string;
 }
 
+export interface UserWithPassword extends UserRecord {
+  /** The scrypt hash in its self-describing form, or null for an account that cannot sign in with one. */
+  passwordHash: string | null;
+}
+
 export interface SessionRecord {
   id: string;
   userId: string;
+  /** SHA-256 of the token; the token itself is never stored. */
+  tokenHash: string;
   createdAt: string;
+  lastSeenAt: string;
   idleExpiresAt: string;
   absoluteExpiresAt: string;
 }
 
-/**
- * Everything the service keeps. One implementation per database (`sqlite.ts`, `postgres.ts`), sharing the
- * query layer (Kysely) and one set of migrations. Methods throw `StorageUnavailableError` when the
- * database does not answer.
- */
+export type CreateUserResult = { created: true } | { created: false; reason: 'email-taken' };
+
+export interface AccountStore {
+  findUserByEmail(email: string): Promise<UserWithPassword | undefined>;
+  findUserById(id: string): Promise<UserRecord | undefined>;
+  /**
+   * Creates an account, and its first session when one is given, in one transaction. An email already taken
+   * (also by a concurrent signup) is reported, not thrown.
+   */
+  createUser(user: UserWithPassword, session?: SessionRecord): Promise<CreateUserResult>;
+}
+
+export interface SessionStore {
+  insert(session: SessionRecord): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<SessionRecord | undefined>;
+  /** Moves a session's idle expiry (the sliding part); returns false when the session is gone. */
+  extend(id: string, lastSeenAt: string, idleExpiresAt: string): Promise<boolean>;
+  delete(id: string): Promise<void>;
+  /** Deletes a user's sessions that ended before `now`; returns how many. */
+  deleteExpired(userId: string, now: string): Promise<number>;
+}
+
+// --- API keys -------------------------------------------------------------------------------------------
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  ownerId: string | null;
+  /** SHA-256 of the key; the key itself is never stored. */
+  keyHash: string;
+  /** The key's id at an external key manager (Unkey), or null for keys this database verifies. */
+  externalId: string | null;
+  displayStart: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export type InsertKeyResult = { inserted: true } | { inserted: false; reason: 'too-many-active-keys' };
+
+export interface ApiKeyStore {
+  /**
+   * Adds a key. With `maxActive`, the owner's active keys (neither revoked nor expired at `createdAt`) are
+   * counted and the insert refused at the bound, atomically: concurrent creations cannot overshoot it.
+   */
+  insert(record: ApiKeyRecord, options?: { maxActive?: number }): Promise<InsertKeyResult>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  findByExternalId(externalId: string): Promise<ApiKeyRecord | undefined>;
+  findById(id: string): Promise<ApiKeyRecord | undefined>;
+  /** Newest first. `ownerId` undefined lists every key (the CLI); null lists keys without an owner. */
+  list(ownerId?: string | null): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked at `at` unless it already is; returns the record as it now stands. */
+  revoke(id: string, at: string): Promise<ApiKeyRecord | undefined>;
+  /** Records last use for several keys at once (written at most once a minute per key by the caller). */
+  touch(uses: ReadonlyArray<{ id: string; at: string }>): Promise<void>;
+}
+
+// --- secrets --------------------------------------------------------------------------------------------
+
+export interface SecretStore {
+  /** A named server secret, created at random on first use and shared by every instance. */
+  serverSecret(name: string): Promise<string>;
+}
+
+// --- the whole ------------------------------------------------------------------------------------------
+
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   migrate(): Promise<void>;
@@ -70,28 +155,10 @@ export interface Storage {
   ping(): Promise<void>;
   close(): Promise<void>;
 
-  listReleases(request: ReleasePageRequest): Promise<ReleasePage>;
-  getReleaseJson(id: string): Promise<string | undefined>;
-  facets(): Promise<Omit<Facets, 'generated_at'>>;
-  countReleases(): Promise<number>;
-  /** Bumped by every catalogue write, on every instance: caches compare it to stay correct. */
-  catalogueVersion(): Promise<number>;
-  /** Inserts or replaces releases by id in one transaction: all of them, or none. */
-  upsertReleases(releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult>;
-  /** Bulk load for synthetic catalogues: like upsert, in batches, with progress. */
-  loadReleases(releases: Iterable<ParsedReleaseInput>, now: Date, onProgress?: (done: number) => void): Promise<number>;
-
-  insertApiKey(record: ApiKeyRecord): Promise<void>;
-  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
-  listApiKeys(ownerId?: string): Promise<ApiKeyRecord[]>;
-  /** Marks a key revoked; returns false when no unrevoked key has that id. */
-  revokeApiKey(id: string, at: Date): Promise<boolean>;
-  touchApiKey(id: string, at: Date): Promise<void>;
-
-  findUserByEmail(email: string): Promise<UserRecord | undefined>;
-  insertUser(user: UserRecord & { passwordHash: string | null }): Promise<void>;
-  findSessionByTokenHash(tokenHash: string): Promise<SessionRecord | undefined>;
-
-  /** A named server secret, created at random on first use and shared by every instance. */
-  serverSecret(name: string): Promise<string>;
+  readonly catalogue: CatalogueReads;
+  readonly catalogueWrites: CatalogueWrites;
+  readonly accounts: AccountStore;
+  readonly sessions: SessionStore;
+  readonly keys: ApiKeyStore;
+  readonly secrets: SecretStore;
 }

@@ -105,6 +105,17 @@ function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migration> {
           .execute();
       },
     },
+    '0003_external_key_ids': externalKeyIds(),
+  };
+}
+
+/** Keys kept by an external key manager: its id for each key, looked up when it verifies one. */
+function externalKeyIds(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('api_keys').addColumn('external_id', 'text').execute();
+      await db.schema.createIndex('api_keys_by_external_id').on('api_keys').column('external_id').unique().execute();
+    },
   };
 }
 

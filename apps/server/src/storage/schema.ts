@@ -47,6 +47,8 @@ export interface ApiKeysTable {
   name: string;
   owner_id: string | null;
   key_hash: string;
+  /** The key's id at an external key manager (Unkey); null for keys verified against this database. */
+  external_id: string | null;
   display_start: string;
   created_at: string;
   expires_at: string | null;

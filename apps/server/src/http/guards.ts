@@ -1,7 +1,7 @@
 import { contract, headerNames, type RouteMetadata } from '@releases/contract';
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 import express, { type RequestHandler } from 'express';
-import { HttpProblem } from './problems.js';
+import { HttpProblem } from '../problems.js';
 
 /** Every route of the contract, flattened. */
 export function contractRoutes(router: AppRouter = contract): AppRoute[] {

@@ -1,0 +1,57 @@
+import type { ApiKeyStore } from '../storage/interface.js';
+
+/** `last_used_at` moves at most this often per key (SPEC §4). */
+export const lastUsedIntervalMs = 60_000;
+/** How often pending uses are written, in one batch, unless told otherwise. */
+export const defaultUsageFlushIntervalMs = 5_000;
+const maxTrackedKeys = 10_000;
+
+/**
+ * Records when keys are used without ever making a request wait for a write: uses are noted in memory and
+ * written in one batch every few seconds, at most once a minute per key. A failed batch (database busy or
+ * down) is dropped and reported, not retried: the next use records the time again.
+ */
+export class KeyUsageRecorder {
+  private readonly pending = new Map<string, string>();
+  private readonly lastNoted = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Pick<ApiKeyStore, 'touch'>,
+    private readonly onError: (error: unknown) => void,
+    flushIntervalMs = defaultUsageFlushIntervalMs,
+  ) {
+    this.timer = setInterval(() => void this.flush(), flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Notes a use at `now` (ms); `storedLastUsedAt` is what the database had when the key was read. */
+  note(keyId: string, now: number, storedLastUsedAt: string | null): void {
+    const last = Math.max(this.lastNoted.get(keyId) ?? 0, storedLastUsedAt ? Date.parse(storedLastUsedAt) : 0);
+    if (now - last < lastUsedIntervalMs) return;
+    if (this.lastNoted.size >= maxTrackedKeys) this.lastNoted.clear();
+    this.lastNoted.set(keyId, now);
+    this.pending.set(keyId, new Date(now).toISOString());
+  }
+
+  /** Writes what is pending. Concurrent calls share one write. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.pending.size === 0) return Promise.resolve();
+    const uses = [...this.pending].map(([id, at]) => ({ id, at }));
+    this.pending.clear();
+    this.flushing = this.store
+      .touch(uses)
+      .catch(this.onError)
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}

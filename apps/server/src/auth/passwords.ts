@@ -1,0 +1,96 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { serviceUnavailable } from '../problems.js';
+
+/**
+ * Password hashing: scrypt from `node:crypto` with SPEC §4's cost (N=2^17, r=8, p=1: about 128 MiB and a few
+ * hundred milliseconds per hash). Stored in the PHC string form, `$scrypt$ln=17,r=8,p=1$<salt>$<hash>`, so a
+ * later change of cost still verifies the hashes made before it.
+ */
+const cost = { logN: 17, r: 8, p: 1 } as const;
+const saltBytes = 16;
+const hashBytes = 32;
+
+/**
+ * At most this many hashes run at once, and at most `maxWaiting` wait: each hash holds 128 MiB and a thread
+ * of libuv's pool, so a burst of logins from many addresses must queue, and past the queue be told to come
+ * back (503), rather than exhaust memory or starve the pool's other users (file system, DNS).
+ */
+const maxConcurrentHashes = 2;
+const maxWaiting = 64;
+
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= maxConcurrentHashes) {
+    if (waiting.length >= maxWaiting)
+      throw serviceUnavailable('Too many sign-ins are being checked at once. Try again shortly.');
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+function derive(password: string, salt: Buffer, params: { logN: number; r: number; p: number }): Promise<Buffer> {
+  const options: ScryptOptions = {
+    N: 2 ** params.logN,
+    r: params.r,
+    p: params.p,
+    // scrypt needs 128 * N * r * p bytes; Node's default ceiling (32 MiB) is below that.
+    maxmem: 256 * 2 ** params.logN * params.r * params.p,
+  };
+  // NFKC: the same password typed on two keyboards (composed or decomposed accents) is the same password.
+  const normalized = password.normalize('NFKC');
+  return withHashSlot(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(normalized, salt, hashBytes, options, (error, key) => (error ? reject(error) : resolve(key))),
+      ),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(saltBytes);
+  const hash = await derive(password, salt, cost);
+  return `$scrypt$ln=${cost.logN},r=${cost.r},p=${cost.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+}
+
+const storedShape = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
+
+/**
+ * A hash of a password nobody knows, made once, so that a login for an unknown email does exactly the work
+ * of a wrong password: the response time does not tell which emails have accounts.
+ */
+let decoyHash: Promise<string> | undefined;
+function decoy(): Promise<string> {
+  decoyHash ??= hashPassword(randomBytes(32).toString('base64url'));
+  return decoyHash;
+}
+
+/**
+ * Checks a password against a stored hash in constant time. With no stored hash (unknown email, or an
+ * account without a password) the same work is done against a decoy and the answer is false.
+ */
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  const match = storedShape.exec(stored ?? '') ?? storedShape.exec(await decoy());
+  if (!match) return false;
+  const [, logN, r, p, salt, hash] = match as unknown as [string, string, string, string, string, string];
+  const expected = Buffer.from(hash, 'base64url');
+  const actual = await derive(password, Buffer.from(salt, 'base64url'), {
+    logN: Number(logN),
+    r: Number(r),
+    p: Number(p),
+  });
+  const same = actual.length === expected.length && timingSafeEqual(actual, expected);
+  return same && stored !== null && stored !== undefined && storedShape.test(stored);
+}
+
+/** Makes the decoy ahead of the first login, so that login is not slower than the rest. */
+export function prepareDecoyPassword(): Promise<void> {
+  return decoy().then(() => undefined);
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { SessionRecord, SessionStore } from '../storage/interface.js';
+import { hashSecret, newId } from './api-keys.js';
+
+/** The idle expiry is moved at most this often per session: one write a minute, however busy the session. */
+export const sessionExtendIntervalMs = 60_000;
+
+export interface SessionLifetimes {
+  idleTtlMs: number;
+  absoluteTtlMs: number;
+}
+
+/** When a session ends unless it is used: the earlier of its idle and absolute expiry. */
+export function sessionExpiresAt(session: SessionRecord): string {
+  return session.idleExpiresAt < session.absoluteExpiresAt ? session.idleExpiresAt : session.absoluteExpiresAt;
+}
+
+/**
+ * Sessions (SPEC §4): a 256-bit random token that only its holder has (we keep its SHA-256), an idle expiry
+ * that slides with use and an absolute one that does not.
+ */
+export class SessionService {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly clock: Clock,
+    private readonly lifetimes: SessionLifetimes,
+  ) {}
+
+  /** A new session for a user, not yet stored (signup stores it in the same transaction as the account). */
+  mint(userId: string): { token: string; session: SessionRecord } {
+    const token = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    const absolute = now + this.lifetimes.absoluteTtlMs;
+    const session: SessionRecord = {
+      id: newId('ses'),
+      userId,
+      tokenHash: hashSecret(token),
+      createdAt: new Date(now).toISOString(),
+      lastSeenAt: new Date(now).toISOString(),
+      idleExpiresAt: new Date(Math.min(now + this.lifetimes.idleTtlMs, absolute)).toISOString(),
+      absoluteExpiresAt: new Date(absolute).toISOString(),
+    };
+    return { token, session };
+  }
+
+  async start(userId: string): Promise<{ token: string; session: SessionRecord }> {
+    const minted = this.mint(userId);
+    await this.store.insert(minted.session);
+    return minted;
+  }
+
+  /**
+   * The live session a token belongs to, its idle expiry moved forward when a minute has passed since it was
+   * last moved; undefined for an unknown or ended session (an ended one is deleted on the way).
+   */
+  async resume(token: string): Promise<{ session: SessionRecord; extended: boolean } | undefined> {
+    const session = await this.store.findByTokenHash(hashSecret(token));
+    if (!session) return undefined;
+    const now = this.clock.now();
+    if (Date.parse(sessionExpiresAt(session)) <= now) {
+      await this.store.delete(session.id);
+      return undefined;
+    }
+    if (now - Date.parse(session.lastSeenAt) < sessionExtendIntervalMs) return { session, extended: false };
+    const lastSeenAt = new Date(now).toISOString();
+    const idle = Math.min(now + this.lifetimes.idleTtlMs, Date.parse(session.absoluteExpiresAt));
+    const idleExpiresAt = new Date(idle).toISOString();
+    // Gone meanwhile (signed out elsewhere): the token is no longer good.
+    if (!(await this.store.extend(session.id, lastSeenAt, idleExpiresAt))) return undefined;
+    return { session: { ...session, lastSeenAt, idleExpiresAt }, extended: true };
+  }
+
+  end(sessionId: string): Promise<void> {
+    return this.store.delete(sessionId);
+  }
+
+  /** Drops a user's ended sessions; called on sign-in, so the table does not grow with abandoned ones. */
+  async sweep(userId: string): Promise<void> {
+    await this.store.deleteExpired(userId, new Date(this.clock.now()).toISOString());
+  }
+}

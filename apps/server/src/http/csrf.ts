@@ -1,0 +1,42 @@
+import type { RequestHandler } from 'express';
+import { HttpProblem } from '../problems.js';
+import { requestContext } from './request-context.js';
+
+const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const csrfMessages = {
+  crossSite:
+    'This request changes something with a session cookie but did not come from this service\'s own pages (cross-site request refused). Call it from the web app, or send the session as "Authorization: Bearer <token>".',
+  crossSiteSignIn: "Signing up or in is only possible from this service's own pages or from outside a browser.",
+} as const;
+
+/**
+ * Cross-site request forgery (SPEC §4). A browser attaches the session cookie to requests any site makes, so
+ * an unsafe request authenticated by that cookie must prove it came from our origin: `Sec-Fetch-Site:
+ * same-origin`, or (from browsers that do not send it) an `Origin` equal to `PUBLIC_URL`. Nothing else passes,
+ * not even a request with neither header. Credentials in headers (`x-api-key`, `Authorization`) cannot be
+ * attached by another site, so those requests are exempt.
+ *
+ * Signing up and in take no session, but a forged one would sign the victim into the attacker's account: a
+ * browser that says the request is cross-site is refused there too (clients outside browsers send neither).
+ */
+export function csrfGuard(publicUrl: string): RequestHandler {
+  const ownOrigin = new URL(publicUrl).origin;
+  return (req, _res, next) => {
+    if (!unsafeMethods.has(req.method)) return next();
+    const site = req.headers['sec-fetch-site'];
+    const origin = req.headers.origin;
+    const context = requestContext(req);
+    if (context.caller.kind === 'session' && context.caller.via === 'cookie') {
+      const sameOrigin = site !== undefined ? site === 'same-origin' : origin === ownOrigin;
+      return next(sameOrigin ? undefined : new HttpProblem('forbidden', csrfMessages.crossSite));
+    }
+    if (context.metadata.rateLimit === 'auth') {
+      const crossSite =
+        (site !== undefined && site !== 'same-origin' && site !== 'none') ||
+        (origin !== undefined && origin !== ownOrigin);
+      return next(crossSite ? new HttpProblem('forbidden', csrfMessages.crossSiteSignIn) : undefined);
+    }
+    next();
+  };
+}

@@ -1,0 +1,105 @@
+import { ipKeyGenerator, MemoryStore, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
+import type { Request, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { HttpProblem } from '../problems.js';
+import { requestContext } from './request-context.js';
+
+/** The quota a request is counted against (its name is the policy in the `RateLimit` headers). */
+type Bucket = 'anonymous' | 'api-key' | 'session' | 'auth';
+
+function bucketOf(req: Request): Bucket {
+  const context = requestContext(req);
+  if (context.metadata.rateLimit === 'auth') return 'auth';
+  // A failed credential is counted like an anonymous call from its IP, so guessing is throttled too.
+  if (context.authFailure) return 'anonymous';
+  return context.caller.kind;
+}
+
+/** Anonymous callers, failed credentials and sign-ins are counted per client IP (IPv6 per /56). */
+function clientIp(req: Request): string {
+  return ipKeyGenerator(req.ip ?? '');
+}
+
+function partitionOf(req: Request, bucket: Bucket): string {
+  const caller = requestContext(req).caller;
+  if (bucket === 'api-key' && caller.kind === 'api-key') return `key:${caller.keyId}`;
+  if (bucket === 'session' && caller.kind === 'session') return `user:${caller.userId}`;
+  return `${bucket === 'auth' ? 'auth' : 'ip'}:${clientIp(req)}`;
+}
+
+function rateLimitedProblem(req: Request, property: string, windowMs: number, detail: string): HttpProblem {
+  const resetTime = (req as AugmentedRequest)[property]?.resetTime;
+  const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+  return new HttpProblem('rate-limited', `${detail} Try again in ${seconds} seconds.`, {
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
+function limiterLogger(logger: Logger) {
+  // The limiter's own warnings and store errors go to our structured log, not the console.
+  return {
+    error: (...args: unknown[]) => logger.error({ detail: args.map(String) }, 'rate limiter error'),
+    warn: (...args: unknown[]) => logger.warn({ detail: args.map(String) }, 'rate limiter warning'),
+  };
+}
+
+/**
+ * Per-caller quotas (SPEC §4): anonymous callers per IP, API keys per key, sessions per user, signing up and
+ * in per IP, with the IETF draft-8 `RateLimit` / `RateLimit-Policy` headers. Runs after the credential is
+ * verified, so it knows who is calling.
+ */
+export function callerRateLimit(config: Config, logger: Logger, store?: Store): RequestHandler {
+  const limits: Record<Bucket, number> = {
+    anonymous: config.rateLimits.anonymous,
+    'api-key': config.rateLimits.apiKey,
+    session: config.rateLimits.session,
+    auth: config.rateLimits.auth,
+  };
+  return rateLimit({
+    windowMs: config.rateLimits.windowMs,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    logger: limiterLogger(logger),
+    identifier: (req) => bucketOf(req),
+    limit: (req) => limits[bucketOf(req)],
+    keyGenerator: (req) => partitionOf(req, bucketOf(req)),
+    // With a shared store (Redis), an outage lets requests through instead of failing them; it is logged.
+    ...(store ? { store, passOnStoreError: true } : {}),
+    handler: (req, _res, next) =>
+      next(rateLimitedProblem(req, 'rateLimit', config.rateLimits.windowMs, 'Too many requests.')),
+  });
+}
+
+/**
+ * Runs before any credential is looked up: once a client IP has presented more failed credentials in a window
+ * than an anonymous caller may make requests, its further credentialed requests are refused without touching
+ * the database or the key manager. Only failures count (a successful request gives its count back).
+ *
+ * Counted in this process's memory, not Redis: it protects this instance's path to the database, and a shared
+ * count would add a round trip to every request that carries a credential.
+ */
+export function failedCredentialGuard(config: Config, logger: Logger): RequestHandler {
+  return rateLimit({
+    windowMs: config.rateLimits.windowMs,
+    limit: config.rateLimits.anonymous,
+    store: new MemoryStore(),
+    requestPropertyName: 'failedCredentialLimit',
+    standardHeaders: false,
+    legacyHeaders: false,
+    logger: limiterLogger(logger),
+    keyGenerator: (req) => `failed:${clientIp(req)}`,
+    skip: (req) => requestContext(req).credential.kind === 'none',
+    skipSuccessfulRequests: true,
+    requestWasSuccessful: (req) => requestContext(req).authFailure === undefined,
+    handler: (req, _res, next) =>
+      next(
+        rateLimitedProblem(
+          req,
+          'failedCredentialLimit',
+          config.rateLimits.windowMs,
+          'Too many requests with invalid credentials from this address.',
+        ),
+      ),
+  });
+}

@@ -1,0 +1,58 @@
+import type { RouteMetadata } from '@releases/contract';
+import type { AppRoute } from '@ts-rest/core';
+import type { Request } from 'express';
+import type { Caller, SessionCaller } from '../auth/caller.js';
+import type { PresentedCredential } from '../auth/credentials.js';
+import type { HttpProblem } from '../problems.js';
+
+/**
+ * Everything the server knows about a request beyond Express's own fields: which contract route it matched,
+ * the credential it presented, and who is calling. Set once by the route pipeline (`http/route-pipeline.ts`)
+ * and read through `requestContext(req)` everywhere else.
+ */
+export interface RequestContext {
+  /** The contract route, once matched; undefined for paths outside the contract (404, 405, static files). */
+  route: AppRoute | undefined;
+  /** The route's declared credential rule; `none` until a route matched. */
+  metadata: RouteMetadata;
+  /** What the request carried, parsed without any lookup. */
+  credential: PresentedCredential;
+  /** Who is calling, once the credential has been verified. */
+  caller: Caller;
+  /** Set when a credential was presented but is not valid; answered after the rate limiter counted it. */
+  authFailure: HttpProblem | undefined;
+}
+
+const anonymous: Caller = { kind: 'anonymous' };
+const noCredential: PresentedCredential = { kind: 'none' };
+const unmatched: RouteMetadata = { auth: 'none' };
+
+// A WeakMap rather than a property on `req`: typed without casts, invisible to anything that serializes the
+// request, and gone with the request.
+const contexts = new WeakMap<Request, RequestContext>();
+
+/** The request's context; a fresh anonymous one for requests no route has matched. */
+export function requestContext(req: Request): RequestContext {
+  let context = contexts.get(req);
+  if (!context) {
+    context = {
+      route: undefined,
+      metadata: unmatched,
+      credential: noCredential,
+      caller: anonymous,
+      authFailure: undefined,
+    };
+    contexts.set(req, context);
+  }
+  return context;
+}
+
+/**
+ * The signed-in caller of a `session` route. The route pipeline has refused everyone else before the handler
+ * runs, so anything else here is a bug in the pipeline, not a client error.
+ */
+export function sessionCaller(req: Request): SessionCaller {
+  const caller = requestContext(req).caller;
+  if (caller.kind !== 'session') throw new Error(`a ${caller.kind} caller reached a session-only route`);
+  return caller;
+}

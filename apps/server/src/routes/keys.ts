@@ -1,0 +1,63 @@
+import { limits, type ApiKey, type contract } from '@releases/contract';
+import type { AppRouteImplementation } from '@ts-rest/express';
+import type { KeyManager } from '../auth/key-manager.js';
+import type { Clock } from '../clock.js';
+import { sessionCaller } from '../http/request-context.js';
+import { HttpProblem } from '../problems.js';
+import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
+
+const dayMs = 86_400_000;
+
+export function apiKeyJson(record: ApiKeyRecord): ApiKey {
+  return {
+    id: record.id,
+    name: record.name,
+    start: record.displayStart,
+    created_at: record.createdAt,
+    last_used_at: record.lastUsedAt,
+    expires_at: record.expiresAt,
+    revoked_at: record.revokedAt,
+  };
+}
+
+/** The signed-in user's API keys (SPEC §3.5). Another user's key is a 404: its existence is not ours to tell. */
+export function keysRoutes(deps: { keys: KeyManager; store: ApiKeyStore; clock: Clock }): {
+  list: AppRouteImplementation<typeof contract.keys.list>;
+  create: AppRouteImplementation<typeof contract.keys.create>;
+  revoke: AppRouteImplementation<typeof contract.keys.revoke>;
+} {
+  return {
+    list: async ({ req }) => {
+      const keys = await deps.store.list(sessionCaller(req).userId);
+      return { status: 200, body: { success: true, data: { keys: keys.map(apiKeyJson) } } };
+    },
+
+    create: async ({ body, req }) => {
+      const expiresAt =
+        body.expires_in_days === undefined ? null : new Date(deps.clock.now() + body.expires_in_days * dayMs);
+      const result = await deps.keys.create({
+        name: body.name,
+        ownerId: sessionCaller(req).userId,
+        expiresAt,
+        maxActive: limits.maxActiveKeysPerUser,
+      });
+      if (!result.created) {
+        throw new HttpProblem(
+          'conflict',
+          `This account already has ${limits.maxActiveKeysPerUser} active API keys, the most it may hold. Revoke one first.`,
+        );
+      }
+      return { status: 201, body: { success: true, data: { ...apiKeyJson(result.record), key: result.key } } };
+    },
+
+    revoke: async ({ params, req }) => {
+      const record = await deps.store.findById(params.id);
+      if (!record || record.ownerId !== sessionCaller(req).userId) {
+        throw new HttpProblem('not-found', `You have no API key with the id ${params.id}.`);
+      }
+      const revoked = record.revokedAt ? record : await deps.keys.revoke(record.id);
+      if (!revoked) throw new HttpProblem('not-found', `You have no API key with the id ${params.id}.`);
+      return { status: 200, body: { success: true, data: apiKeyJson(revoked) } };
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import type { ParsedReleaseInput, Release } from '@releases/contract';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { CatalogueCache } from './catalogue-reads.js';
+import type { CatalogueWrites, UpsertResult } from './interface.js';
+import { guarded, type Backend } from './backend.js';
+import { tagKinds, type Database } from './schema.js';
+
+/** Rows per multi-row INSERT: well under both dialects' bound-parameter limits. */
+const insertBatchSize = 200;
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/** The serialized form a release is stored and served in; field order is the documented one. */
+export function releaseDocument(release: ParsedReleaseInput, createdAt: string, updatedAt: string): string {
+  const record: Release = {
+    id: release.id,
+    title: release.title,
+    artist: release.artist,
+    release_date: release.release_date,
+    release_type: release.release_type,
+    vocaloid_banks: release.vocaloid_banks,
+    genres: release.genres,
+    languages: release.languages,
+    track_count: release.track_count,
+    cover_url: release.cover_url,
+    links: release.links.map((link) => ({ site: link.site, url: link.url })),
+    created_at: createdAt,
+    updated_at: updatedAt,
+  };
+  return JSON.stringify(record);
+}
+
+/** The display spelling of a language tag (`zh-hans` → `zh-Hans`). Input was validated already. */
+function canonicalLanguage(tag: string): string {
+  return Intl.getCanonicalLocales(tag)[0] ?? tag;
+}
+
+interface TagRow {
+  kind: number;
+  value_key: string;
+  display: string;
+}
+
+function tagsOf(release: ParsedReleaseInput): TagRow[] {
+  const rows: TagRow[] = [];
+  const seen = new Set<string>();
+  const add = (kind: number, display: string) => {
+    const valueKey = display.toLowerCase();
+    const id = `${kind}:${valueKey}`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    rows.push({ kind, value_key: valueKey, display });
+  };
+  for (const bank of release.vocaloid_banks) add(tagKinds.vocaloid_banks, bank);
+  for (const genre of release.genres) add(tagKinds.genres, genre);
+  for (const language of release.languages) add(tagKinds.languages, language);
+  return rows;
+}
+
+/** Normalizes what is stored: canonical language tags, so the document and the index agree. */
+function normalizeRelease(release: ParsedReleaseInput): ParsedReleaseInput {
+  return { ...release, languages: release.languages.map(canonicalLanguage) };
+}
+
+export class KyselyCatalogueWrites implements CatalogueWrites {
+  constructor(
+    private readonly backend: Backend,
+    private readonly cache: CatalogueCache,
+  ) {}
+
+  upsertReleases(releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult> {
+    return guarded(this.backend, () =>
+      this.backend.db.transaction().execute(async (trx) => {
+        const stamp = now.toISOString();
+        const normalized = releases.map(normalizeRelease);
+        const existing = new Map<string, string>();
+        for (let i = 0; i < normalized.length; i += insertBatchSize) {
+          const ids = normalized.slice(i, i + insertBatchSize).map((release) => release.id);
+          const rows = await trx.selectFrom('releases').select(['id', 'created_at']).where('id', 'in', ids).execute();
+          for (const row of rows) existing.set(row.id, row.created_at);
+        }
+        const touchedKeys = new Map<string, { kind: number; value_key: string }>();
+        if (existing.size > 0) {
+          const ids = [...existing.keys()];
+          for (let i = 0; i < ids.length; i += insertBatchSize) {
+            const batch = ids.slice(i, i + insertBatchSize);
+            const oldTags = await trx
+              .selectFrom('release_tags')
+              .select(['kind', 'value_key'])
+              .where('release_id', 'in', batch)
+              .execute();
+            for (const tag of oldTags) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
+            await trx.deleteFrom('release_tags').where('release_id', 'in', batch).execute();
+            await trx.deleteFrom('releases').where('id', 'in', batch).execute();
+          }
+        }
+        // Later rows with the same id win, as an upsert of a file read top to bottom should.
+        const latest = new Map(normalized.map((release) => [release.id, release]));
+        const written = await this.insertReleases(trx, [...latest.values()], stamp, (id) => existing.get(id) ?? stamp);
+        for (const tag of written) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
+        await this.recountFacets(trx, [...touchedKeys.values()]);
+        await this.bumpCatalogueVersion(trx, stamp);
+        const updated = [...latest.keys()].filter((id) => existing.has(id)).length;
+        return { inserted: latest.size - updated, updated };
+      }),
+    );
+  }
+
+  loadReleases(
+    releases: Iterable<ParsedReleaseInput>,
+    now: Date,
+    onProgress?: (done: number) => void,
+  ): Promise<number> {
+    return guarded(this.backend, () =>
+      this.backend.db.transaction().execute(async (trx) => {
+        const stamp = now.toISOString();
+        let done = 0;
+        let batch: ParsedReleaseInput[] = [];
+        const flush = async () => {
+          const ids = batch.map((release) => release.id);
+          await trx.deleteFrom('release_tags').where('release_id', 'in', ids).execute();
+          await trx.deleteFrom('releases').where('id', 'in', ids).execute();
+          await this.insertReleases(trx, batch, stamp, () => stamp);
+          done += batch.length;
+          batch = [];
+          onProgress?.(done);
+        };
+        for (const release of releases) {
+          batch.push(normalizeRelease(release));
+          if (batch.length === insertBatchSize * 5) await flush();
+        }
+        if (batch.length > 0) await flush();
+        await this.recountFacets(trx, 'all');
+        await this.bumpCatalogueVersion(trx, stamp);
+        return done;
+      }),
+    );
+  }
+
+  /** Inserts releases, their tag rows and new facet values; returns the tags written. */
+  private async insertReleases(
+    trx: Executor,
+    releases: ParsedReleaseInput[],
+    updatedAt: string,
+    createdAtOf: (id: string) => string,
+  ): Promise<TagRow[]> {
+    const tagRows: Array<{ kind: number; value_key: string; release_date: string; release_id: string }> = [];
+    const facetDisplays = new Map<string, TagRow>();
+    const releaseRows = releases.map((release) => {
+      const createdAt = createdAtOf(release.id);
+      for (const tag of tagsOf(release)) {
+        tagRows.push({
+          kind: tag.kind,
+          value_key: tag.value_key,
+          release_date: release.release_date,
+          release_id: release.id,
+        });
+        const id = `${tag.kind}:${tag.value_key}`;
+        if (!facetDisplays.has(id)) facetDisplays.set(id, tag);
+      }
+      return {
+        id: release.id,
+        title: release.title,
+        artist: release.artist,
+        release_date: release.release_date,
+        release_type: release.release_type,
+        track_count: release.track_count,
+        cover_url: release.cover_url,
+        created_at: createdAt,
+        updated_at: updatedAt,
+        doc: releaseDocument(release, createdAt, updatedAt),
+      };
+    });
+    for (let i = 0; i < releaseRows.length; i += insertBatchSize) {
+      await trx
+        .insertInto('releases')
+        .values(releaseRows.slice(i, i + insertBatchSize))
+        .execute();
+    }
+    for (let i = 0; i < tagRows.length; i += insertBatchSize) {
+      await trx
+        .insertInto('release_tags')
+        .values(tagRows.slice(i, i + insertBatchSize))
+        .execute();
+    }
+    const facets = [...facetDisplays.values()];
+    for (let i = 0; i < facets.length; i += insertBatchSize) {
+      await trx
+        .insertInto('facet_values')
+        .values(facets.slice(i, i + insertBatchSize).map((tag) => ({ ...tag, release_count: 0 })))
+        // The first spelling seen of a value stays its display name.
+        .onConflict((oc) => oc.columns(['kind', 'value_key']).doNothing())
+        .execute();
+    }
+    return facets;
+  }
+
+  private async recountFacets(trx: Executor, keys: Array<{ kind: number; value_key: string }> | 'all'): Promise<void> {
+    const count = sql<number>`(select count(*) from release_tags t
+      where t.kind = facet_values.kind and t.value_key = facet_values.value_key)`;
+    if (keys === 'all') {
+      await trx.updateTable('facet_values').set({ release_count: count }).execute();
+      return;
+    }
+    for (const key of keys) {
+      await trx
+        .updateTable('facet_values')
+        .set({ release_count: count })
+        .where('kind', '=', key.kind)
+        .where('value_key', '=', key.value_key)
+        .execute();
+    }
+  }
+
+  private async bumpCatalogueVersion(trx: Executor, stamp: string): Promise<void> {
+    await trx
+      .updateTable('catalogue_state')
+      .set((eb) => ({ version: eb('version', '+', 1), updated_at: stamp }))
+      .where('id', '=', 1)
+      .execute();
+    // Another connection's commit changes the counter; this connection's own writes must clear it too.
+    this.cache.clear();
+  }
+}
