@@ -45,7 +45,8 @@ const EnvironmentSchema = z.object({
   KEY_CACHE_TTL: duration.default('5s'),
   SESSION_IDLE_TTL: duration.default('7d'),
   SESSION_ABSOLUTE_TTL: duration.default('30d'),
-  ALLOW_SIGNUP: booleanFlag.default('true'),
+  // Unset: open in development and test, closed in production (SPEC §3.5).
+  ALLOW_SIGNUP: booleanFlag.optional(),
   CORS_ORIGINS: z
     .string()
     .default('*')
@@ -89,7 +90,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     keyManager: env.KEY_MANAGER,
     keyCacheTtlMs: env.KEY_CACHE_TTL,
     sessions: { idleTtlMs: env.SESSION_IDLE_TTL, absoluteTtlMs: env.SESSION_ABSOLUTE_TTL },
-    allowSignup: env.ALLOW_SIGNUP,
+    allowSignup: env.ALLOW_SIGNUP ?? env.NODE_ENV !== 'production',
     corsOrigins: env.CORS_ORIGINS,
     trustProxy: env.TRUST_PROXY,
     cursorSecret: env.CURSOR_SECRET,

@@ -7,7 +7,9 @@ import path from 'node:path';
 import type { ParsedReleaseInput, Problem } from '@releases/contract';
 import { ProblemSchema } from '@releases/contract';
 import type { Store } from 'express-rate-limit';
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
 import { readSampleCatalogue } from '../src/catalogue/sample.js';
@@ -25,8 +27,39 @@ export interface TestServer {
   /** Fetches a path of this server. */
   get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
   createKey(options?: { expiresAt?: Date | null; name?: string }): Promise<{ id: string; key: string }>;
+  /** Sends JSON with the given method; `session` is sent as `Authorization: Bearer`. */
+  send(
+    method: string,
+    pathAndQuery: string,
+    body?: unknown,
+    init?: { session?: string; headers?: Record<string, string> },
+  ): Promise<Response>;
+  /** Signs up a fresh account through the API; returns its session token and the cookie the server set. */
+  signup(email?: string, password?: string): Promise<SignedUp>;
+  /** Rows of a table, read straight from the database (both backends). */
+  rows(table: string): Promise<Array<Record<string, unknown>>>;
+  /** The database, as the harness knows it. */
+  database: 'sqlite' | 'postgres';
   close(): Promise<void>;
 }
+
+export interface SignedUp {
+  email: string;
+  password: string;
+  token: string;
+  userId: string;
+  /** The `Set-Cookie` header of the signup response. */
+  setCookie: string;
+  /** `name=value`, ready for a `Cookie` header. */
+  cookie: string;
+}
+
+let accountCounter = 0;
+/** A fresh, valid email for each call. */
+export function uniqueEmail(): string {
+  return `user${++accountCounter}.${randomBytes(3).toString('hex')}@example.com`;
+}
+export const testPassword = 'correct horse battery staple';
 
 export interface TestServerOptions {
   config?: Partial<Config>;
@@ -39,6 +72,8 @@ export interface TestServerOptions {
   rateLimitStore?: Store;
   /** SQLite (default) or the PostgreSQL server named by TEST_DATABASE_URL, in a schema of its own. */
   database?: 'sqlite' | 'postgres';
+  /** Where the server's log lines go, at `trace` level (default: nowhere). */
+  logDestination?: DestinationStream;
 }
 
 /** The PostgreSQL server for integration tests, when there is one. */
@@ -85,7 +120,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rateLimits: { windowMs: 60_000, anonymous: 100_000, apiKey: 100_000, session: 100_000, auth: 100_000 },
     ...options.config,
   });
-  const logger = createLogger('silent');
+  const logger = options.logDestination ? createLogger('trace', options.logDestination) : createLogger('silent');
   const clock = options.clock ?? systemClock;
   const services = await openServices(config, logger, { clock, usageFlushIntervalMs: 50 });
   const releases = options.releases ?? (await sampleReleases());
@@ -100,11 +135,56 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   httpServer.on('request', app);
   answerClientErrors(httpServer, baseUrl);
 
+  const send: TestServer['send'] = (method, pathAndQuery, body, init = {}) =>
+    fetch(`${baseUrl}${pathAndQuery}`, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(init.session ? { authorization: `Bearer ${init.session}` } : {}),
+        ...init.headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
   return {
     baseUrl,
     services,
     databaseFile,
+    database: postgres ? 'postgres' : 'sqlite',
     get: (pathAndQuery, init) => fetch(`${baseUrl}${pathAndQuery}`, init),
+    send,
+    async signup(email = uniqueEmail(), password = testPassword) {
+      const response = await send('POST', '/api/v1/auth/signup', { email, password });
+      if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${await response.text()}`);
+      const body = (await response.json()) as { data: { user: { id: string }; session: { token: string } } };
+      const setCookie = response.headers.get('set-cookie') ?? '';
+      return {
+        email,
+        password,
+        token: body.data.session.token,
+        userId: body.data.user.id,
+        setCookie,
+        cookie: setCookie.split(';')[0] ?? '',
+      };
+    },
+    async rows(table) {
+      if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+      if (postgres) {
+        const client = new pg.Client({ connectionString: config.databaseUrl });
+        await client.connect();
+        try {
+          return (await client.query<Record<string, unknown>>(`select * from ${table}`)).rows;
+        } finally {
+          await client.end();
+        }
+      }
+      const db = new BetterSqlite3(databaseFile, { readonly: true });
+      try {
+        return db.prepare(`select * from ${table}`).all() as Array<Record<string, unknown>>;
+      } finally {
+        db.close();
+      }
+    },
     async createKey(keyOptions = {}) {
       const created = await services.keys.create({
         name: keyOptions.name ?? 'test',

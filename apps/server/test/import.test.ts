@@ -1,27 +1,13 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverRoot } from '../src/config.js';
+import { cliSandbox, type CliSandbox } from './cli-harness.js';
 import { sampleReleases } from './harness.js';
 
-const run = promisify(execFile);
-const cli = path.join(serverRoot, 'dist', 'cli', 'main.js');
+let sandbox: CliSandbox;
 let folder: string;
-let env: NodeJS.ProcessEnv;
-
-async function pnpmCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [cli, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const pnpmCli = (...args: string[]) => sandbox.run(args);
 
 function count(table: string): number {
   const db = new BetterSqlite3(path.join(folder, 'db.sqlite'), { readonly: true });
@@ -33,11 +19,10 @@ function count(table: string): number {
 }
 
 beforeAll(() => {
-  if (!existsSync(cli)) throw new Error('build the server first (pnpm build): the CLI is tested as users run it');
-  folder = mkdtempSync(path.join(tmpdir(), 'releases-cli-'));
-  env = { ...process.env, DATABASE_URL: `file:${path.join(folder, 'db.sqlite')}`, NODE_ENV: 'test', LOG_LEVEL: 'warn' };
+  sandbox = cliSandbox();
+  folder = sandbox.folder;
 });
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
+afterAll(() => sandbox.remove());
 
 describe('cli import', () => {
   it('imports a JSON array, then upserts by id', async () => {
@@ -83,7 +68,7 @@ describe('cli import', () => {
   it('keys create --json prints one object with the key; list and revoke work', async () => {
     const created = await pnpmCli('keys', 'create', '--name', 'ci', '--expires-in', '30d', '--json');
     expect(created.code).toBe(0);
-    const key = JSON.parse(created.stdout) as { id: string; key: string; name: string; expiresAt: string };
+    const key = JSON.parse(created.stdout) as { id: string; key: string; name: string; expires_at: string };
     expect(key.key).toMatch(/^rls_[0-9A-Za-z]{38}$/);
     expect(key.name).toBe('ci');
     const listed = JSON.parse((await pnpmCli('keys', 'list', '--json')).stdout) as {

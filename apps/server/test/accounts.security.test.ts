@@ -1,0 +1,482 @@
+import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { ApiKeyListResponseSchema, AuthResponseSchema, CreatedApiKeyResponseSchema } from '@releases/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import {
+  expectProblem,
+  startTestServer,
+  testPassword,
+  testPostgresUrl,
+  uniqueEmail,
+  type SignedUp,
+  type TestServer,
+} from './harness.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Every log line the server writes, kept for inspection. */
+function logCapture(): { stream: Writable; text: () => string } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { stream, text: () => lines.join('') };
+}
+
+describe.each([
+  { database: 'sqlite' as const, run: true },
+  { database: 'postgres' as const, run: Boolean(testPostgresUrl) },
+])('secrets stay secret ($database)', ({ database, run }) => {
+  const logs = logCapture();
+  let server: TestServer;
+  beforeAll(async () => {
+    if (run) server = await startTestServer({ database, releases: 'none', logDestination: logs.stream });
+  });
+  afterAll(() => server?.close());
+
+  it.runIf(run)('never logs, nor stores in clear, a password, token, key or cookie', async () => {
+    const secrets: string[] = [];
+    const account = await server.signup();
+    secrets.push(account.password, account.token, account.cookie);
+    const login = await server.send('POST', '/api/v1/auth/login', { email: account.email, password: account.password });
+    const session = AuthResponseSchema.parse(await login.json()).data.session;
+    secrets.push(session.token);
+    const wrong = 'not the password at all';
+    secrets.push(wrong);
+    await server.send('POST', '/api/v1/auth/login', { email: account.email, password: wrong });
+    const created = await server.send(
+      'POST',
+      '/api/v1/keys',
+      { name: 'secret' },
+      { headers: { cookie: account.cookie, origin: server.baseUrl } },
+    );
+    const key = CreatedApiKeyResponseSchema.parse(await created.json()).data;
+    secrets.push(key.key);
+    await server.get('/api/v1/health', { headers: { 'x-api-key': key.key } });
+    await server.get('/api/v1/health', { headers: { 'x-api-key': `${key.key.slice(0, -1)}x` } });
+    await server.get('/api/v1/release', { headers: { authorization: `Bearer ${session.token}` } });
+    await server.get('/api/v1/keys', { headers: { cookie: `releases_session=${'x'.repeat(43)}` } });
+    await server.send('DELETE', `/api/v1/keys/${key.id}`, undefined, { session: session.token });
+    await server.send('POST', '/api/v1/auth/logout', undefined, {
+      headers: { cookie: account.cookie, origin: server.baseUrl },
+    });
+    await server.get('/api/v1/auth/session', { headers: { authorization: `Bearer ${session.token}` } });
+
+    const logged = logs.text();
+    expect(logged).toContain('"path":"/api/v1/auth/login"'); // the capture works
+    for (const secret of secrets) {
+      expect(logged).not.toContain(secret);
+      // Not even the random part of a key or token.
+      expect(logged).not.toContain(secret.slice(4, 24));
+    }
+
+    // The database holds hashes only.
+    const users = await server.rows('users');
+    const user = users.find((row) => row.email === account.email)!;
+    expect(user.password_hash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
+    const keyRow = (await server.rows('api_keys')).find((row) => row.id === key.id)!;
+    expect(keyRow.key_hash).toBe(sha256(key.key));
+    // The signup session was ended by the logout; the login session remains, as its hash.
+    expect((await server.rows('sessions')).map((row) => row.token_hash)).toContain(sha256(session.token));
+    const everything = JSON.stringify([users, await server.rows('api_keys'), await server.rows('sessions')]);
+    for (const secret of secrets) expect(everything).not.toContain(secret);
+  });
+});
+
+describe('who may do what', () => {
+  let server: TestServer;
+  let alice: SignedUp;
+  let bob: SignedUp;
+  beforeAll(async () => {
+    server = await startTestServer({ releases: 'none' });
+    [alice, bob] = await Promise.all([server.signup(), server.signup()]);
+  });
+  afterAll(() => server.close());
+
+  const listKeys = async (who: SignedUp) =>
+    ApiKeyListResponseSchema.parse(
+      await (await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${who.token}` } })).json(),
+    ).data.keys;
+
+  it("one user can neither see nor revoke another's keys", async () => {
+    const created = await server.send('POST', '/api/v1/keys', { name: "alice's" }, { session: alice.token });
+    const key = CreatedApiKeyResponseSchema.parse(await created.json()).data;
+    expect(await listKeys(bob)).toEqual([]);
+    expect((await listKeys(alice)).map((k) => k.id)).toEqual([key.id]);
+    const steal = await server.send('DELETE', `/api/v1/keys/${key.id}`, undefined, { session: bob.token });
+    const problem = await expectProblem(steal, 'not-found', 404);
+    // The same answer as for a key that does not exist at all.
+    const none = await server.send('DELETE', '/api/v1/keys/key_doesnotexist', undefined, { session: bob.token });
+    expect((await expectProblem(none, 'not-found', 404)).detail).toBe(
+      problem.detail.replace(key.id, 'key_doesnotexist'),
+    );
+    expect((await server.get('/api/v1/health', { headers: { 'x-api-key': key.key } })).status).toBe(200);
+  });
+
+  it("an API key can never manage keys (403), even its own owner's", async () => {
+    const created = await server.send('POST', '/api/v1/keys', { name: 'mine' }, { session: alice.token });
+    const { key } = CreatedApiKeyResponseSchema.parse(await created.json()).data;
+    for (const [method, path] of [
+      ['GET', '/api/v1/keys'],
+      ['POST', '/api/v1/keys'],
+      ['DELETE', '/api/v1/keys/key_whatever'],
+      ['GET', '/api/v1/auth/session'],
+      ['POST', '/api/v1/auth/logout'],
+    ] as const) {
+      const response = await server.send(
+        method,
+        path,
+        method === 'POST' && path.endsWith('keys') ? { name: 'x' } : undefined,
+        {
+          headers: { 'x-api-key': key },
+        },
+      );
+      const problem = await expectProblem(response, 'forbidden', 403);
+      expect(problem.detail).toBe('API keys cannot manage accounts or keys: sign in and use the session instead.');
+    }
+  });
+
+  it('session routes without a credential are 401 with a Bearer challenge', async () => {
+    const response = await server.get('/api/v1/keys');
+    expect((await expectProblem(response, 'unauthorized', 401)).detail).toMatch(/needs a session/);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="releases"');
+  });
+
+  it('the health check takes only an API key, and says so to a session', async () => {
+    for (const headers of [{ authorization: `Bearer ${alice.token}` }, { cookie: alice.cookie }]) {
+      const response = await server.get('/api/v1/health', { headers });
+      const problem = await expectProblem(response, 'unauthorized', 401);
+      expect(problem.detail).toBe(
+        'This endpoint takes an API key in the x-api-key header; a session is not accepted here.',
+      );
+    }
+  });
+
+  it('the release endpoints accept a session too', async () => {
+    for (const headers of [{ authorization: `Bearer ${alice.token}` }, { cookie: alice.cookie }]) {
+      const response = await server.get('/api/v1/release', { headers });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it('closes the session routes to other origins (CORS)', async () => {
+    const preflight = await server.get('/api/v1/keys', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const read = await server.get('/api/v1/keys', {
+      headers: { origin: 'https://elsewhere.example', cookie: alice.cookie },
+    });
+    expect(read.headers.get('access-control-allow-origin')).toBeNull();
+    expect(read.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+});
+
+describe('cross-site request forgery', () => {
+  let server: TestServer;
+  let account: SignedUp;
+  beforeAll(async () => {
+    server = await startTestServer({ releases: 'none' });
+    account = await server.signup();
+  });
+  afterAll(() => server.close());
+
+  const createWithCookie = (headers: Record<string, string>) =>
+    server.send('POST', '/api/v1/keys', { name: 'csrf' }, { headers: { cookie: account.cookie, ...headers } });
+
+  it.each([
+    ['a cross-site Origin', { origin: 'https://evil.example' }],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site: cross-site, whatever the Origin says', { 'sec-fetch-site': 'cross-site', origin: 'ORIGIN' }],
+    ['Sec-Fetch-Site: same-site (a sibling subdomain)', { 'sec-fetch-site': 'same-site' }],
+    ['no Origin at all', {}],
+    ['Origin: null', { origin: 'null' }],
+  ])('refuses a cookie-authenticated write with %s', async (_label, headers) => {
+    const resolved = Object.fromEntries(
+      Object.entries(headers).map(([k, v]) => [k, v === 'ORIGIN' ? server.baseUrl : v]),
+    );
+    const problem = await expectProblem(await createWithCookie(resolved), 'forbidden', 403);
+    expect(problem.detail).toMatch(/cross-site request refused/);
+  });
+
+  it('refuses cookie-authenticated revocation and logout from elsewhere too', async () => {
+    const cross = { cookie: account.cookie, origin: 'https://evil.example' };
+    await expectProblem(
+      await server.send('DELETE', '/api/v1/keys/key_x', undefined, { headers: cross }),
+      'forbidden',
+      403,
+    );
+    await expectProblem(
+      await server.send('POST', '/api/v1/auth/logout', undefined, { headers: cross }),
+      'forbidden',
+      403,
+    );
+    expect((await server.get('/api/v1/auth/session', { headers: { cookie: account.cookie } })).status).toBe(200);
+  });
+
+  it('accepts our own origin, by Sec-Fetch-Site or by Origin', async () => {
+    expect((await createWithCookie({ 'sec-fetch-site': 'same-origin' })).status).toBe(201);
+    expect((await createWithCookie({ origin: server.baseUrl })).status).toBe(201);
+  });
+
+  it('exempts credentials sent in headers, which no other site can attach', async () => {
+    const bearer = await server.send(
+      'POST',
+      '/api/v1/keys',
+      { name: 'bearer' },
+      { session: account.token, headers: { origin: 'https://evil.example' } },
+    );
+    expect(bearer.status).toBe(201);
+  });
+
+  it('lets reads through (GET is safe) and refuses cross-site sign-ins from a browser', async () => {
+    expect(
+      (await server.get('/api/v1/keys', { headers: { cookie: account.cookie, 'sec-fetch-site': 'cross-site' } }))
+        .status,
+    ).toBe(200);
+    const forged = await server.send(
+      'POST',
+      '/api/v1/auth/login',
+      { email: account.email, password: account.password },
+      {
+        headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      },
+    );
+    await expectProblem(forged, 'forbidden', 403);
+    // Outside a browser (no Origin, no Sec-Fetch-Site) signing in just works.
+    expect(
+      (await server.send('POST', '/api/v1/auth/login', { email: account.email, password: account.password })).status,
+    ).toBe(200);
+  });
+});
+
+describe('signing in', () => {
+  it('answers an unknown email and a wrong password alike, in about the same time', async () => {
+    const server = await startTestServer({ releases: 'none' });
+    try {
+      const account = await server.signup();
+      const attempt = async (email: string, password: string) => {
+        const started = process.hrtime.bigint();
+        const response = await server.send('POST', '/api/v1/auth/login', { email, password });
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const problem = await expectProblem(response, 'unauthorized', 401);
+        return { ms, detail: problem.detail, challenge: response.headers.get('www-authenticate') };
+      };
+      // Warm both paths once (the decoy hash for unknown emails is made on first use).
+      await attempt(uniqueEmail(), 'whatever password');
+      await attempt(account.email, 'whatever password');
+      const unknown: number[] = [];
+      const wrong: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const a = await attempt(uniqueEmail(), 'a wrong password');
+        const b = await attempt(account.email, 'a wrong password');
+        expect(a.detail).toBe('The email or password is not right.');
+        expect(b.detail).toBe(a.detail);
+        expect(b.challenge).toBe(a.challenge);
+        unknown.push(a.ms);
+        wrong.push(b.ms);
+      }
+      const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+      // A ratio, not an absolute time: both must pay for one scrypt hash.
+      const ratio = median(unknown) / median(wrong);
+      expect(ratio).toBeGreaterThan(0.5);
+      expect(ratio).toBeLessThan(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('limits sign-in attempts per address: the 11th in a minute is a 429', async () => {
+    const server = await startTestServer({
+      releases: 'none',
+      config: { rateLimits: { windowMs: 60_000, anonymous: 1000, apiKey: 1000, session: 1000, auth: 10 } },
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        statuses.push(
+          (await server.send('POST', '/api/v1/auth/login', { email: uniqueEmail(), password: testPassword })).status,
+        );
+      }
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+      const limited = await server.send('POST', '/api/v1/auth/login', { email: uniqueEmail(), password: testPassword });
+      await expectProblem(limited, 'rate-limited', 429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(limited.headers.get('ratelimit-policy')).toMatch(/^"auth"; q=10; w=60/);
+      // Sign-ups share the same quota; other endpoints do not.
+      await expectProblem(
+        await server.send('POST', '/api/v1/auth/signup', { email: uniqueEmail(), password: testPassword }),
+        'rate-limited',
+        429,
+      );
+      expect((await server.get('/api/v1/release')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('validates the body with problems that point at the field', async () => {
+    const server = await startTestServer({ releases: 'none' });
+    try {
+      const cases: Array<[unknown, string, RegExp]> = [
+        [{ email: 'not-an-email', password: testPassword }, '/email', /must be an email address/],
+        [{ email: uniqueEmail(), password: 'short' }, '/password', /at least 10 characters/],
+        [{ email: uniqueEmail(), password: 'x'.repeat(257) }, '/password', /at most 256 characters/],
+        [
+          { email: 'same.as.password@example.com', password: ' SAME.as.password@example.com' },
+          '/password',
+          /must not be the email/,
+        ],
+        [{ email: uniqueEmail(), password: testPassword, admin: true }, '/admin', /is not a known field/],
+        [{ email: uniqueEmail() }, '/password', /is required/],
+        [[], '/', /./],
+      ];
+      for (const [body, pointer, detail] of cases) {
+        const problem = await expectProblem(
+          await server.send('POST', '/api/v1/auth/signup', body),
+          'invalid-request',
+          400,
+        );
+        expect(problem.errors?.map((e) => e.pointer)).toContain(pointer);
+        expect(problem.detail).toMatch(detail);
+      }
+      const account = await server.signup();
+      for (const [body, pointer] of [
+        [{ name: '' }, '/name'],
+        [{ name: '   ' }, '/name'],
+        [{ name: 'x'.repeat(65) }, '/name'],
+        [{ name: 'ok', expires_in_days: 0 }, '/expires_in_days'],
+        [{ name: 'ok', expires_in_days: 366 }, '/expires_in_days'],
+        [{ name: 'ok', expires_in_days: 1.5 }, '/expires_in_days'],
+        [{ name: 'ok', expires_in_days: '30' }, '/expires_in_days'],
+        [{ name: 'ok', owner: 'usr_other' }, '/owner'],
+      ] as const) {
+        const response = await server.send('POST', '/api/v1/keys', body, { session: account.token });
+        const problem = await expectProblem(response, 'invalid-request', 400);
+        expect(problem.errors?.map((e) => e.pointer)).toContain(pointer);
+      }
+      const badId = await server.send('DELETE', '/api/v1/keys/not-a-key-id', undefined, { session: account.token });
+      expect((await expectProblem(badId, 'invalid-request', 400)).errors).toEqual([
+        { parameter: 'id', detail: 'is not an API key id (they look like key_...)' },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is closed when ALLOW_SIGNUP is false, its default in production', async () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).allowSignup).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'development' }).allowSignup).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', ALLOW_SIGNUP: 'true' }).allowSignup).toBe(true);
+    const server = await startTestServer({ releases: 'none', config: { allowSignup: false } });
+    try {
+      const response = await server.send('POST', '/api/v1/auth/signup', {
+        email: uniqueEmail(),
+        password: testPassword,
+      });
+      expect((await expectProblem(response, 'forbidden', 403)).detail).toMatch(/Signing up is closed/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the session cookie', () => {
+  it('is HttpOnly, SameSite=Lax, Path=/ and lives as long as the session', async () => {
+    const server = await startTestServer({ releases: 'none' });
+    try {
+      const { setCookie } = await server.signup();
+      expect(setCookie).toMatch(
+        /^releases_session=[A-Za-z0-9_-]{43}; Max-Age=60479\d; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/,
+      );
+      expect(setCookie).not.toMatch(/Secure|Domain/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is __Host- prefixed and Secure under an https public URL', async () => {
+    const server = await startTestServer({ releases: 'none', config: { publicUrl: 'https://releases.example.com' } });
+    try {
+      const account = await server.signup();
+      expect(account.setCookie).toMatch(
+        /^__Host-releases_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
+      );
+      expect(account.setCookie).not.toMatch(/Domain/);
+      // Only that name is read; the plain one is ignored there.
+      const token = account.cookie.split('=')[1]!;
+      expect(
+        (await server.get('/api/v1/auth/session', { headers: { cookie: `__Host-releases_session=${token}` } })).status,
+      ).toBe(200);
+      expect(
+        (await server.get('/api/v1/auth/session', { headers: { cookie: `releases_session=${token}` } })).status,
+      ).toBe(401);
+      // The origin check compares with the public URL.
+      const cookie = `__Host-releases_session=${token}`;
+      const ours = await server.send(
+        'POST',
+        '/api/v1/keys',
+        { name: 'x' },
+        { headers: { cookie, origin: 'https://releases.example.com' } },
+      );
+      expect(ours.status).toBe(201);
+      const plain = await server.send(
+        'POST',
+        '/api/v1/keys',
+        { name: 'x' },
+        { headers: { cookie, origin: 'http://releases.example.com' } },
+      );
+      await expectProblem(plain, 'forbidden', 403);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is ignored by a route that takes no credential, and cleared when it no longer works', async () => {
+    const server = await startTestServer({ releases: 'none' });
+    try {
+      const stale = `releases_session=${'A'.repeat(43)}`;
+      // Signing in with a stale cookie in the jar works: the cookie is not read there.
+      const account = await server.signup();
+      const login = await server.send(
+        'POST',
+        '/api/v1/auth/login',
+        { email: account.email, password: account.password },
+        { headers: { cookie: stale } },
+      );
+      expect(login.status).toBe(200);
+      // Browsing with it is a 401 that clears it (never a silent downgrade to anonymous).
+      const browse = await server.get('/api/v1/release', { headers: { cookie: stale } });
+      await expectProblem(browse, 'unauthorized', 401);
+      expect(browse.headers.get('set-cookie')).toMatch(/^releases_session=; Max-Age=0/);
+      // A cookie that is not even a token's shape is treated the same.
+      const garbage = await server.get('/api/v1/release', { headers: { cookie: 'releases_session=%00%ff' } });
+      await expectProblem(garbage, 'unauthorized', 401);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('signing up by email', () => {
+  it('keeps one account per mailbox, however it is spelled', async () => {
+    const server = await startTestServer({ releases: 'none' });
+    try {
+      const email = uniqueEmail();
+      await server.signup(email);
+      const login = await server.send('POST', '/api/v1/auth/login', {
+        email: `\t${email.toUpperCase()}  `,
+        password: testPassword,
+      });
+      expect(login.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
