@@ -69,6 +69,20 @@ describe('first start', () => {
       expect(key, first.stderr()).toBeDefined();
       const health = await fetch(`${first.url}/api/v1/health`, { headers: { 'x-api-key': key! } });
       expect(await health.text()).toBe('"OK"');
+      // The demo login works, and the demo key is that account's (it shows on its settings screen).
+      const [, email, password] = /Demo login: +(\S+) \/ (\S+)/.exec(first.stderr()) ?? [];
+      expect(email).toBe('demo@example.com');
+      const login = await fetch(`${first.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      expect(login.status).toBe(200);
+      const { token } = ((await login.json()) as { data: { session: { token: string } } }).data.session;
+      const keys = await fetch(`${first.url}/api/v1/keys`, { headers: { authorization: `Bearer ${token}` } });
+      const listed = ((await keys.json()) as { data: { keys: Array<{ start: string }> } }).data.keys;
+      expect(listed.map((k) => k.start)).toEqual([key!.slice(0, 12)]);
+      expect(first.stdout()).not.toContain(password!);
       const list = (await (await fetch(`${first.url}/api/v1/release`)).json()) as { data: { releases: unknown[] } };
       expect(list.data.releases).toHaveLength(20);
       // Request logs are JSON lines with the request id and no credential.
@@ -86,7 +100,7 @@ describe('first start', () => {
     }
     const second = await startProcess(env);
     try {
-      expect(second.stderr()).not.toMatch(/rls_[0-9A-Za-z]{38}/);
+      expect(second.stderr()).not.toMatch(/rls_[0-9A-Za-z]{38}|Demo login/);
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
@@ -97,7 +111,7 @@ describe('first start', () => {
     const env = { DATABASE_URL: `file:${path.join(folder, 'prod.db')}`, NODE_ENV: 'production', LOG_LEVEL: 'info' };
     const running = await startProcess(env);
     try {
-      expect(running.stderr()).not.toMatch(/rls_/);
+      expect(running.stderr()).not.toMatch(/rls_|Demo login/);
       const list = (await (await fetch(`${running.url}/api/v1/release`)).json()) as { data: { releases: unknown[] } };
       expect(list.data.releases).toEqual([]);
     } finally {
@@ -134,6 +148,34 @@ describe('the README quick start', () => {
       expect(health).toBe('"OK"');
       expect((data(facets).genres as unknown[]).length).toBeGreaterThan(10);
       expect(data(one).title).toBe('Melt');
+    } finally {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+  });
+});
+
+describe('the README account walkthrough', () => {
+  it('goes from a fresh start to a key of your own with curl alone, as written', async () => {
+    const readme = readFileSync(path.join(serverRoot, '..', '..', 'README.md'), 'utf8');
+    const script = /```sh\n(# Sign up[\s\S]*?)```/.exec(readme)?.[1];
+    expect(script).toBeDefined();
+    const running = await startProcess({
+      DATABASE_URL: `file:${path.join(folder, 'accounts.db')}`,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      const runnable = script!
+        .replaceAll('http://localhost:3000', running.url)
+        .replaceAll(/^curl /gm, 'curl -fsS -w "\\n" ');
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', runnable]);
+      const [health, list, revoked, logout] = stdout.split('\n') as [string, string, string, string];
+      expect(health).toBe('"OK"');
+      const keys = (JSON.parse(list) as { data: { keys: Array<{ name: string }> } }).data.keys;
+      expect(keys.map((k) => k.name)).toEqual(['my laptop']);
+      expect((JSON.parse(revoked) as { data: { revoked_at: string | null } }).data.revoked_at).not.toBeNull();
+      expect(logout).toBe('');
     } finally {
       running.child.kill('SIGTERM');
       await running.exited;
