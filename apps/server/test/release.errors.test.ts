@@ -255,4 +255,25 @@ describe('rate limits', () => {
       await own.close();
     }
   });
+  it('never limits the probes, which orchestrators poll', async () => {
+    const own = await startTestServer({
+      releases: 'none',
+      config: { rateLimits: { windowMs: 60_000, anonymous: 2, apiKey: 100, session: 100, auth: 100 } },
+    });
+    try {
+      for (let i = 0; i < 5; i++) {
+        for (const probe of ['/livez', '/readyz']) {
+          const response = await own.get(probe);
+          expect(response.status).toBe(200);
+          expect(response.headers.get('ratelimit')).toBeNull();
+        }
+      }
+      // Everything else from that address is still counted.
+      await own.get('/api/v1/release');
+      await own.get('/api/v1/release');
+      await expectProblem(await own.get('/api/v1/release'), 'rate-limited', 429);
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -48,8 +48,11 @@ export interface RouteMetadata {
   auth: RouteAuth;
   /** Whether browsers on other origins may call it (CORS). */
   publicRead?: boolean;
-  /** `auth`: counted against the strict per-IP quota for signing up and in, not the caller's usual one. */
-  rateLimit?: 'auth';
+  /**
+   * `auth`: counted against the strict per-IP quota for signing up and in, not the caller's usual one.
+   * `none`: not rate limited (the probes: an orchestrator polling them must never be told to back off).
+   */
+  rateLimit?: 'auth' | 'none';
 }
 
 const metadata = (value: RouteMetadata) => value;
@@ -216,7 +219,7 @@ export const contract = c.router(
         summary: 'Liveness probe',
         description: 'Answers while the process runs. No data, no authentication.',
         responses: { 200: z.literal('OK') },
-        metadata: metadata({ auth: 'none' }),
+        metadata: metadata({ auth: 'none', rateLimit: 'none' }),
       },
       ready: {
         method: 'GET',
@@ -224,7 +227,7 @@ export const contract = c.router(
         summary: 'Readiness probe',
         description: 'Answers 200 when the database answers, 503 otherwise. No data, no authentication.',
         responses: { 200: z.literal('OK'), 503: problem },
-        metadata: metadata({ auth: 'none' }),
+        metadata: metadata({ auth: 'none', rateLimit: 'none' }),
       },
     },
   },

@@ -64,6 +64,7 @@ export function callerRateLimit(config: Config, logger: Logger, store?: Store): 
     identifier: (req) => bucketOf(req),
     limit: (req) => limits[bucketOf(req)],
     keyGenerator: (req) => partitionOf(req, bucketOf(req)),
+    skip: (req) => requestContext(req).metadata.rateLimit === 'none',
     // With a shared store (Redis), an outage lets requests through instead of failing them; it is logged.
     ...(store ? { store, passOnStoreError: true } : {}),
     handler: (req, _res, next) =>
