@@ -8,6 +8,7 @@ import type { ParsedReleaseInput, Problem } from '@releases/contract';
 import { ProblemSchema } from '@releases/contract';
 import type { Store } from 'express-rate-limit';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
 import { readSampleCatalogue } from '../src/catalogue/sample.js';
@@ -39,6 +40,8 @@ export interface TestServerOptions {
   rateLimitStore?: Store;
   /** SQLite (default) or the PostgreSQL server named by TEST_DATABASE_URL, in a schema of its own. */
   database?: 'sqlite' | 'postgres';
+  /** Where the server logs (silent by default); pass one with a destination to read what it wrote. */
+  logger?: Logger;
 }
 
 /** The PostgreSQL server for integration tests, when there is one. */
@@ -85,7 +88,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rateLimits: { windowMs: 60_000, anonymous: 100_000, apiKey: 100_000, session: 100_000, auth: 100_000 },
     ...options.config,
   });
-  const logger = createLogger('silent');
+  const logger = options.logger ?? createLogger('silent');
   const clock = options.clock ?? systemClock;
   const services = await openServices(config, logger, { clock, usageFlushIntervalMs: 50 });
   const releases = options.releases ?? (await sampleReleases());
