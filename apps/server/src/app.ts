@@ -109,7 +109,7 @@ export function createApp(deps: AppDeps): Express {
         cookie,
         clock,
       }),
-      keys: keysRoutes({ keys: deps.keys, store: storage.keys, clock }),
+      keys: keysRoutes({ keys: deps.keys, store: storage.keys }),
       openapi: { document: async () => ({ status: 200, body: openApiDocument }) },
       docs: docsRoutes({ publicUrl: config.publicUrl }),
       probes: probesRoutes({ storage, isShuttingDown }),

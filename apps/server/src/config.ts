@@ -41,8 +41,25 @@ const EnvironmentSchema = z.object({
   RATE_LIMIT_API_KEY: positiveInt.default(600),
   RATE_LIMIT_SESSION: positiveInt.default(600),
   RATE_LIMIT_AUTH: positiveInt.default(10),
-  KEY_MANAGER: z.enum(['local']).default('local'),
+  KEY_MANAGER: z.enum(['local', 'unkey']).default('local'),
   KEY_CACHE_TTL: duration.default('5s'),
+  // Sent as `Authorization: Bearer <root key>`: visible ASCII, no spaces. Zod's messages never echo the value,
+  // so a bad one is named without being printed.
+  UNKEY_ROOT_KEY: z
+    .string()
+    .regex(/^[\x21-\x7e]{8,512}$/, 'must be an Unkey root key (8 to 512 visible ASCII characters, no spaces)')
+    .optional(),
+  UNKEY_API_ID: z
+    .string()
+    .regex(/^api_[A-Za-z0-9_]{1,250}$/, 'must be an Unkey API id such as api_1234abcd')
+    .optional(),
+  UNKEY_BASE_URL: z
+    .string()
+    .url()
+    .refine((value) => /^https?:\/\//.test(value), 'must be an http or https URL')
+    .transform((value) => value.replace(/\/+$/, ''))
+    .default('https://api.unkey.com'),
+  UNKEY_TIMEOUT: duration.refine((ms) => ms >= 100 && ms <= 30_000, 'must be between 100ms and 30s').default('2s'),
   SESSION_IDLE_TTL: duration.default('7d'),
   SESSION_ABSOLUTE_TTL: duration.default('30d'),
   // Unset: open in development and test, closed in production (SPEC §3.5).
@@ -68,6 +85,39 @@ const EnvironmentSchema = z.object({
   SHUTDOWN_TIMEOUT: duration.default('10s'),
 });
 
+/** Rules between variables. */
+const CheckedEnvironmentSchema = EnvironmentSchema.superRefine((env, context) => {
+  if (env.KEY_MANAGER !== 'unkey') return;
+  for (const name of ['UNKEY_ROOT_KEY', 'UNKEY_API_ID'] as const) {
+    if (env[name] === undefined) {
+      context.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: 'is required when KEY_MANAGER=unkey' });
+    }
+  }
+});
+
+/** How to reach Unkey (`KEY_MANAGER=unkey`). `rootKey` is a secret: never log it. */
+export interface UnkeyConfig {
+  rootKey: string;
+  apiId: string;
+  /** `UNKEY_BASE_URL`, without a trailing slash. */
+  baseUrl: string;
+  /** The bound on one whole call to Unkey, retries included (`UNKEY_TIMEOUT`). */
+  timeoutMs: number;
+}
+
+function unkeyConfig(env: z.output<typeof EnvironmentSchema>): UnkeyConfig | undefined {
+  // Present only when used, so a root key left in the environment is not carried around for nothing.
+  if (env.KEY_MANAGER !== 'unkey' || env.UNKEY_ROOT_KEY === undefined || env.UNKEY_API_ID === undefined) {
+    return undefined;
+  }
+  return {
+    rootKey: env.UNKEY_ROOT_KEY,
+    apiId: env.UNKEY_API_ID,
+    baseUrl: env.UNKEY_BASE_URL,
+    timeoutMs: env.UNKEY_TIMEOUT,
+  };
+}
+
 export type Config = ReturnType<typeof toConfig>;
 
 function toConfig(env: z.output<typeof EnvironmentSchema>) {
@@ -89,6 +139,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     },
     keyManager: env.KEY_MANAGER,
     keyCacheTtlMs: env.KEY_CACHE_TTL,
+    unkey: unkeyConfig(env),
     sessions: { idleTtlMs: env.SESSION_IDLE_TTL, absoluteTtlMs: env.SESSION_ABSOLUTE_TTL },
     allowSignup: env.ALLOW_SIGNUP ?? env.NODE_ENV !== 'production',
     corsOrigins: env.CORS_ORIGINS,
@@ -106,7 +157,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Treat empty variables (`PORT=`) as unset, the way shells and .env files usually mean them.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = EnvironmentSchema.safeParse(present);
+  const parsed = CheckedEnvironmentSchema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

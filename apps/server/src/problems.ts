@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ZodError, type ZodIssue } from 'zod';
+import { KeyManagerUnavailableError } from './auth/key-manager.js';
 import { StorageUnavailableError } from './storage/errors.js';
 
 export interface ProblemOptions {
@@ -118,6 +119,10 @@ export function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof StorageUnavailableError) {
     return serviceUnavailable('The database is not answering. Try again shortly.', error);
+  }
+  if (error instanceof KeyManagerUnavailableError) {
+    // Fail closed (SPEC §4): when the key manager cannot tell, the key is neither accepted nor called bad.
+    return serviceUnavailable('The key manager is not answering. Try again shortly.', error);
   }
   if (error instanceof ZodError) return validationProblem(error, 'pointer');
   if (isBodyParserError(error)) {

@@ -393,8 +393,12 @@ describe('the session cookie', () => {
     try {
       const { setCookie } = await server.signup();
       expect(setCookie).toMatch(
-        /^releases_session=[A-Za-z0-9_-]{43}; Max-Age=60479\d; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/,
+        /^releases_session=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/,
       );
+      // Max-Age runs to the session's end: the 7-day idle expiry (less the moments the request took).
+      const maxAge = Number(/Max-Age=(\d+)/.exec(setCookie)?.[1]);
+      expect(maxAge).toBeGreaterThan(7 * 86_400 - 60);
+      expect(maxAge).toBeLessThanOrEqual(7 * 86_400);
       expect(setCookie).not.toMatch(/Secure|Domain/);
     } finally {
       await server.close();

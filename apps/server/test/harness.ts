@@ -9,7 +9,7 @@ import { ProblemSchema } from '@releases/contract';
 import type { Store } from 'express-rate-limit';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
 import { readSampleCatalogue } from '../src/catalogue/sample.js';
@@ -26,7 +26,8 @@ export interface TestServer {
   databaseFile: string;
   /** Fetches a path of this server. */
   get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
-  createKey(options?: { expiresAt?: Date | null; name?: string }): Promise<{ id: string; key: string }>;
+  /** A key without an owner, made through the key manager; `lifetimeMs` from now, or forever. */
+  createKey(options?: { lifetimeMs?: number | null; name?: string }): Promise<{ id: string; key: string }>;
   /** Sends JSON with the given method; `session` is sent as `Authorization: Bearer`. */
   send(
     method: string,
@@ -74,6 +75,8 @@ export interface TestServerOptions {
   database?: 'sqlite' | 'postgres';
   /** Where the server's log lines go, at `trace` level (default: nowhere). */
   logDestination?: DestinationStream;
+  /** The server's logger itself (silent by default), when a test needs its own level or destination. */
+  logger?: Logger;
 }
 
 /** The PostgreSQL server for integration tests, when there is one. */
@@ -120,7 +123,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rateLimits: { windowMs: 60_000, anonymous: 100_000, apiKey: 100_000, session: 100_000, auth: 100_000 },
     ...options.config,
   });
-  const logger = options.logDestination ? createLogger('trace', options.logDestination) : createLogger('silent');
+  const logger =
+    options.logger ?? (options.logDestination ? createLogger('trace', options.logDestination) : createLogger('silent'));
   const clock = options.clock ?? systemClock;
   const services = await openServices(config, logger, { clock, usageFlushIntervalMs: 50 });
   const releases = options.releases ?? (await sampleReleases());
@@ -189,7 +193,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const created = await services.keys.create({
         name: keyOptions.name ?? 'test',
         ownerId: null,
-        expiresAt: keyOptions.expiresAt ?? null,
+        lifetimeMs: keyOptions.lifetimeMs ?? null,
       });
       if (!created.created) throw new Error('the test key was refused');
       return { id: created.record.id, key: created.key };

@@ -22,7 +22,8 @@ export type KeyVerification =
 export interface CreateKeyInput {
   name: string;
   ownerId: string | null;
-  expiresAt: Date | null;
+  /** How long the key works, from its creation (so `expires_at - created_at` is exactly this); null: forever. */
+  lifetimeMs: number | null;
   /** Refuse the key when the owner already holds this many active keys (checked atomically). */
   maxActive?: number;
 }

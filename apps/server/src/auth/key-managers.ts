@@ -5,6 +5,7 @@ import type { ApiKeyStore } from '../storage/interface.js';
 import type { KeyManager } from './key-manager.js';
 import { KeyUsageRecorder } from './key-usage.js';
 import { LocalKeyManager } from './local-key-manager.js';
+import { UnkeyKeyManager } from './unkey-key-manager.js';
 
 /** The key manager `KEY_MANAGER` names (SPEC §4). */
 export interface KeyManagerDeps {
@@ -25,5 +26,18 @@ export function createKeyManager(deps: KeyManagerDeps): KeyManager {
   switch (deps.config.keyManager) {
     case 'local':
       return new LocalKeyManager({ keys: deps.keys, usage, clock: deps.clock, cacheTtlMs: deps.config.keyCacheTtlMs });
+    case 'unkey': {
+      // loadConfig guarantees these with KEY_MANAGER=unkey; a config built by hand might not.
+      const unkey = deps.config.unkey;
+      if (!unkey) throw new Error('KEY_MANAGER=unkey needs UNKEY_ROOT_KEY and UNKEY_API_ID');
+      return new UnkeyKeyManager({
+        unkey,
+        keys: deps.keys,
+        usage,
+        clock: deps.clock,
+        logger: deps.logger,
+        cacheTtlMs: deps.config.keyCacheTtlMs,
+      });
+    }
   }
 }

@@ -48,6 +48,7 @@ export class LocalKeyManager implements KeyManager {
 
   async create(input: CreateKeyInput): Promise<CreateKeyResult> {
     const key = generateApiKey();
+    const now = this.options.clock.now();
     const record: ApiKeyRecord = {
       id: newId('key'),
       name: input.name,
@@ -55,8 +56,8 @@ export class LocalKeyManager implements KeyManager {
       keyHash: hashSecret(key),
       externalId: null,
       displayStart: displayStart(key),
-      createdAt: new Date(this.options.clock.now()).toISOString(),
-      expiresAt: input.expiresAt ? input.expiresAt.toISOString() : null,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: input.lifetimeMs === null ? null : new Date(now + input.lifetimeMs).toISOString(),
       revokedAt: null,
       lastUsedAt: null,
     };

@@ -22,7 +22,7 @@ export async function seedOnFirstRun(services: Services, logger: Logger): Promis
   const password = randomBase62(16);
   const user = await services.accounts.createUser(demoEmail, password);
   const ownerId = user === 'email-taken' ? null : user.id;
-  const created = await services.keys.create({ name: 'demo', ownerId, expiresAt: null });
+  const created = await services.keys.create({ name: 'demo', ownerId, lifetimeMs: null });
   const key = created.created ? created.key : undefined;
 
   const base = services.config.publicUrl;

@@ -1,7 +1,6 @@
 import { limits, type ApiKey, type contract } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { KeyManager } from '../auth/key-manager.js';
-import type { Clock } from '../clock.js';
 import { sessionCaller } from '../http/request-context.js';
 import { HttpProblem } from '../problems.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
@@ -21,7 +20,7 @@ export function apiKeyJson(record: ApiKeyRecord): ApiKey {
 }
 
 /** The signed-in user's API keys (SPEC §3.5). Another user's key is a 404: its existence is not ours to tell. */
-export function keysRoutes(deps: { keys: KeyManager; store: ApiKeyStore; clock: Clock }): {
+export function keysRoutes(deps: { keys: KeyManager; store: ApiKeyStore }): {
   list: AppRouteImplementation<typeof contract.keys.list>;
   create: AppRouteImplementation<typeof contract.keys.create>;
   revoke: AppRouteImplementation<typeof contract.keys.revoke>;
@@ -33,12 +32,10 @@ export function keysRoutes(deps: { keys: KeyManager; store: ApiKeyStore; clock: 
     },
 
     create: async ({ body, req }) => {
-      const expiresAt =
-        body.expires_in_days === undefined ? null : new Date(deps.clock.now() + body.expires_in_days * dayMs);
       const result = await deps.keys.create({
         name: body.name,
         ownerId: sessionCaller(req).userId,
-        expiresAt,
+        lifetimeMs: body.expires_in_days === undefined ? null : body.expires_in_days * dayMs,
         maxActive: limits.maxActiveKeysPerUser,
       });
       if (!result.created) {

@@ -27,7 +27,7 @@ async function ownerOf(services: Services, email: string | undefined): Promise<s
   return user.id;
 }
 
-function expiryOf(services: Services, text: string | undefined): Date | null {
+function lifetimeOf(text: string | undefined): number | null {
   if (text === undefined) return null;
   let ms: number;
   try {
@@ -36,7 +36,7 @@ function expiryOf(services: Services, text: string | undefined): Date | null {
     throw new UsageError('--expires-in takes a duration such as 30d, 12h or 90m');
   }
   if (ms <= 0) throw new UsageError('--expires-in must be positive');
-  return new Date(services.clock.now() + ms);
+  return ms;
 }
 
 async function createKey(services: Services, output: Output, args: CommandArgs): Promise<number> {
@@ -45,11 +45,11 @@ async function createKey(services: Services, output: Output, args: CommandArgs):
     throw new UsageError(`keys create needs --name (1 to ${limits.maxKeyNameLength} characters)`);
   }
   const ownerId = await ownerOf(services, stringOption(args, 'user'));
-  const expiresAt = expiryOf(services, stringOption(args, 'expires-in'));
+  const lifetimeMs = lifetimeOf(stringOption(args, 'expires-in'));
   const result = await services.keys.create({
     name,
     ownerId,
-    expiresAt,
+    lifetimeMs,
     // The same bound as the settings screen for a user's keys; keys without an owner are the operator's.
     ...(ownerId ? { maxActive: limits.maxActiveKeysPerUser } : {}),
   });
