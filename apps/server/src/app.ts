@@ -17,6 +17,7 @@ import { exposedHeaders, publicReadPaths, unmatchedRoute } from './http/guards.j
 import { requestId } from './http/request-id.js';
 import { mountRoutePipeline } from './http/route-pipeline.js';
 import { securityHeaders } from './http/security-headers.js';
+import { webApp } from './http/web-app.js';
 import { requestLogger } from './logger.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { HttpProblem, problemHandler, validationProblem } from './problems.js';
@@ -48,6 +49,8 @@ export interface AppDeps {
   rateLimitStore?: Store;
   /** Reported by /readyz while the process drains. */
   isShuttingDown?: () => boolean;
+  /** The built web app (`apps/web/dist` by default). */
+  webAppRoot?: string;
 }
 
 /** Builds the Express app. Listens on nothing: `main.ts` (or a test) does that. */
@@ -130,6 +133,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use('/docs/assets', express.static(path.join(serverRoot, 'public', 'docs'), { index: false, maxAge: '1h' }));
   app.use('/docs/assets', express.static(swaggerUiAssets, { index: false, maxAge: '1h' }));
+  app.use(webApp(deps.webAppRoot));
   app.use(unmatchedRoute());
   app.use(problemHandler({ publicUrl: config.publicUrl, logger }));
   return app;

@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { apiPaths } from '@releases/contract';
+import express, { type RequestHandler, type Router } from 'express';
+import helmet from 'helmet';
+import { serverRoot } from '../config.js';
+import { HttpProblem } from '../problems.js';
+
+/** Where `pnpm build` puts the web app (`apps/web/dist`), found from this package, not from the cwd. */
+export const webAppRoot = path.resolve(serverRoot, '..', 'web', 'dist');
+
+/** The first path segment of everything the server answers itself (`api`, `docs`, `problems`, `livez`, `readyz`). */
+const serverSegments = new Set(Object.values(apiPaths).map((route) => route.split('/')[1]));
+
+export const webAppMessages = {
+  notBuilt:
+    'The web app is not built yet. Run `pnpm build` (or `pnpm start`, which builds everything) and reload. The API is at /api/v1 and its reference at /docs.',
+} as const;
+
+/**
+ * The web app (SPEC §9), served from its build folder:
+ * - `/assets/*` are content-hashed by Vite, so they are cached for a year and never revalidated;
+ * - other files of the folder (the favicon) and `index.html` are revalidated on every use (`no-cache`), so a new
+ *   deployment is picked up at once;
+ * - any other GET that accepts HTML and names no file is a client-side route (`/signin`, `/settings/keys`):
+ *   it gets `index.html` and the app's router takes over.
+ * Paths the server owns (`/api`, `/docs`, `/problems`, the probes) never fall back, so an unknown `/api/...`
+ * stays a problem+json 404; so does a missing file, rather than HTML served as a script.
+ */
+export function webApp(root: string = webAppRoot): Router {
+  const router = express.Router();
+  const index = path.join(root, 'index.html');
+
+  router.use(
+    '/assets',
+    express.static(path.join(root, 'assets'), { index: false, redirect: false, maxAge: '1y', immutable: true }),
+  );
+  router.use(
+    express.static(root, {
+      index: false,
+      redirect: false,
+      cacheControl: false,
+      setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
+    }),
+  );
+  router.use((req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (serverSegments.has(req.path.split('/')[1])) return next();
+    if (/\.[^/]*$/.test(req.path)) return next();
+    if (!req.accepts('html')) return next();
+    res.sendFile(index, { cacheControl: false, headers: { 'cache-control': 'no-cache' } }, (error?: Error) => {
+      if (!error || res.headersSent) return;
+      const missing = (error as { status?: number }).status === 404;
+      next(missing ? new HttpProblem('not-found', webAppMessages.notBuilt) : error);
+    });
+  });
+  return router;
+}
+
+/**
+ * The web app's headers: helmet's document set with a CSP that allows what the app needs and nothing more.
+ * Scripts, styles, fonts and API calls come from this origin only, with no inline code of any kind, no plugins
+ * and no framing. Covers are hotlinked from whatever https host the catalogue names, so images alone may come
+ * from any `https:` origin: an image cannot run code, and no referrer goes with it (helmet's
+ * `Referrer-Policy: no-referrer`). Plain `http:` images stay blocked (mixed content, readable in transit).
+ */
+export function webAppSecurityHeaders(hsts: boolean): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        manifestSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        ...(hsts ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    strictTransportSecurity: hsts,
+  });
+}
