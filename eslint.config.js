@@ -1,6 +1,7 @@
 // One flat config for the whole workspace, type-aware: every TypeScript file is linted with its own
 // package's tsconfig (typescript-eslint's project service), so rules see real types.
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 const nodeGlobals = {
@@ -38,6 +39,11 @@ export default tseslint.config(
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       'no-console': 'off',
     },
+  },
+  {
+    // The web app's components: the rules of hooks, and effect dependencies that match what effects read.
+    files: ['apps/web/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat['recommended-latest'],
   },
   {
     // Plain JavaScript (configs, bench scripts, the docs page's init script) is not part of any tsconfig.
