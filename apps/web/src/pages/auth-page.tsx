@@ -1,0 +1,135 @@
+import { limits } from '@releases/contract/wire';
+import { useEffect, useId, useState, type FormEvent, type InputHTMLAttributes } from 'react';
+import { errorMessage, fieldErrors } from '../api.js';
+import { usePageTitle } from '../page-title.js';
+import { Link, navigate, safeReturnPath, useLocation } from '../router.js';
+import { useSession } from '../session.js';
+
+export type AuthMode = 'signin' | 'signup';
+
+const texts = {
+  signin: { title: 'Sign in', button: 'Sign in', busy: 'Signing in…', other: 'signup' },
+  signup: { title: 'Create an account', button: 'Sign up', busy: 'Creating your account…', other: 'signin' },
+} as const;
+
+interface FieldProps {
+  id: string;
+  label: string;
+  error: string | undefined;
+  hint?: string;
+  inputProps: InputHTMLAttributes<HTMLInputElement>;
+}
+
+/** A labelled input with its hint and its error, both tied to it for screen readers. */
+export function Field({ id, label, error, hint, inputProps }: FieldProps) {
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      )}
+      <input
+        id={id}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described || undefined}
+        {...inputProps}
+      />
+      {error && (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** `/signin` and `/signup`: one form, two wordings. After success, back to where the user was going. */
+export function AuthPage({ mode }: { mode: AuthMode }) {
+  const text = texts[mode];
+  usePageTitle(text.title);
+  const session = useSession();
+  const { search } = useLocation();
+  const next = safeReturnPath(new URLSearchParams(search).get('next'));
+  const id = useId();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [fields, setFields] = useState<Record<string, string>>({});
+
+  const signedIn = session.state.status === 'signed-in';
+  useEffect(() => {
+    if (signedIn) navigate(next, { replace: true });
+  }, [signedIn, next]);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    setFields({});
+    try {
+      await (mode === 'signin' ? session.signIn : session.signUp)({ email, password });
+    } catch (caught) {
+      setFields(fieldErrors(caught));
+      setError(errorMessage(caught));
+      setBusy(false);
+    }
+  };
+
+  const otherLink = `/${text.other}${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`;
+  return (
+    <div className="narrow-page">
+      <h1 tabIndex={-1}>{text.title}</h1>
+      <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
+        <Field
+          id={`${id}-email`}
+          label="Email"
+          error={fields.email}
+          inputProps={{
+            type: 'email',
+            name: 'email',
+            autoComplete: 'email',
+            required: true,
+            maxLength: limits.maxEmailLength,
+            value: email,
+            onChange: (event) => setEmail(event.target.value),
+          }}
+        />
+        <Field
+          id={`${id}-password`}
+          label="Password"
+          error={fields.password}
+          {...(mode === 'signup'
+            ? { hint: `At least ${limits.minPasswordLength} characters, and not your email address.` }
+            : {})}
+          inputProps={{
+            type: 'password',
+            name: 'password',
+            autoComplete: mode === 'signup' ? 'new-password' : 'current-password',
+            required: true,
+            maxLength: limits.maxPasswordLength,
+            value: password,
+            onChange: (event) => setPassword(event.target.value),
+          }}
+        />
+        <div role="alert" className="form-alert">
+          {error && <p className="problem">{error}</p>}
+        </div>
+        <p role="status" className="visually-hidden">
+          {busy ? text.busy : ''}
+        </p>
+        <div>
+          <button type="submit">{text.button}</button>
+        </div>
+      </form>
+      <p className="switch">
+        {mode === 'signin' ? 'No account yet? ' : 'Already have an account? '}
+        <Link to={otherLink}>{mode === 'signin' ? 'Create one' : 'Sign in instead'}</Link>
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+
+/**
+ * A router of a few lines over the History API: four routes do not need a library, and every kilobyte
+ * counts against the first page's budget. `navigate` pushes (or replaces) an entry and tells subscribers;
+ * the browser's Back and Forward arrive as `popstate`.
+ */
+
+export interface AppLocation {
+  pathname: string;
+  search: string;
+}
+
+const navigated = 'releases:navigate';
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('popstate', onChange);
+  window.addEventListener(navigated, onChange);
+  return () => {
+    window.removeEventListener('popstate', onChange);
+    window.removeEventListener(navigated, onChange);
+  };
+}
+
+let current: AppLocation | undefined;
+/** The same object while the URL is the same, as `useSyncExternalStore` requires. */
+function snapshot(): AppLocation {
+  const { pathname, search } = window.location;
+  if (current?.pathname !== pathname || current.search !== search) current = { pathname, search };
+  return current;
+}
+
+export function useLocation(): AppLocation {
+  return useSyncExternalStore(subscribe, snapshot);
+}
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  const url = new URL(to, window.location.href);
+  if (url.origin !== window.location.origin) {
+    window.location.assign(url);
+    return;
+  }
+  const target = `${url.pathname}${url.search}${url.hash}`;
+  const here = `${window.location.pathname}${window.location.search}${window.location.hash}`;
+  if (target === here) return;
+  const newPage = url.pathname !== window.location.pathname;
+  if (options.replace) window.history.replaceState(null, '', target);
+  else window.history.pushState(null, '', target);
+  // A new page starts at its top; a changed query (a filter) keeps the reader where they are.
+  if (newPage) window.scrollTo(0, 0);
+  window.dispatchEvent(new Event(navigated));
+}
+
+/** Only a path on this site is a safe place to return to after signing in (never `//evil.example`). */
+export function safeReturnPath(candidate: string | null): string {
+  return candidate && candidate.startsWith('/') && !candidate.startsWith('//') && !candidate.startsWith('/\\')
+    ? candidate
+    : '/';
+}
+
+type LinkProps = { to: string } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'>;
+
+/** An ordinary link (middle-click, copy, open in new tab all work) that navigates in place on a plain click. */
+export function Link({ to, onClick, ...rest }: LinkProps) {
+  const handleClick = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    const modified = event.metaKey || event.ctrlKey || event.shiftKey || event.altKey;
+    if (event.defaultPrevented || event.button !== 0 || modified || rest.target) return;
+    event.preventDefault();
+    navigate(to);
+  };
+  return <a {...rest} href={to} onClick={handleClick} />;
+}
