@@ -5,7 +5,7 @@ import { useApi } from '../api-context.js';
 import { KeyList } from '../components/key-list.js';
 import { NewKey } from '../components/new-key.js';
 import { usePageTitle } from '../page-title.js';
-import { navigate, useLocation } from '../router.js';
+import { navigate } from '../router.js';
 import { useSession } from '../session.js';
 import { Field } from './auth-page.js';
 
@@ -94,7 +94,9 @@ export function KeysManager() {
           : state,
       );
     } catch (caught) {
-      throw new Error(failed(caught), { cause: caught });
+      failed(caught);
+      // The list shows the problem's detail in the dialog.
+      throw caught;
     }
   };
 
@@ -165,12 +167,13 @@ export function KeysManager() {
 export function KeysPage() {
   usePageTitle('API keys');
   const session = useSession();
-  const { pathname, search } = useLocation();
   const signedOut = session.state.status === 'signed-out';
 
   useEffect(() => {
-    if (signedOut) navigate(`/signin?next=${encodeURIComponent(pathname + search)}`, { replace: true });
-  }, [signedOut, pathname, search]);
+    if (!signedOut) return;
+    const here = `${window.location.pathname}${window.location.search}`;
+    navigate(`/signin?next=${encodeURIComponent(here)}`, { replace: true });
+  }, [signedOut]);
 
   return (
     <div className="keys-page">

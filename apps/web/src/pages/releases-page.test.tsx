@@ -93,7 +93,12 @@ describe('filters and the URL', () => {
       fakeApi({
         releases,
         facets: () =>
-          Promise.resolve({ vocaloid_banks: many, genres: [], languages: [], generated_at: '2024-01-01T00:00:00.000Z' }),
+          Promise.resolve({
+            vocaloid_banks: many,
+            genres: [],
+            languages: [],
+            generated_at: '2024-01-01T00:00:00.000Z',
+          }),
       }),
     );
     const banks = screen.getByRole('group', { name: 'Voice banks' });
@@ -103,7 +108,11 @@ describe('filters and the URL', () => {
     expect(within(banks).getAllByRole('checkbox')).toHaveLength(12);
 
     await user.type(within(banks).getByRole('searchbox', { name: 'Find a voice bank' }), 'bank 1');
-    expect(within(banks).getAllByRole('checkbox').map((box) => box.getAttribute('aria-labelledby'))).toHaveLength(4);
+    expect(
+      within(banks)
+        .getAllByRole('checkbox')
+        .map((box) => box.getAttribute('aria-labelledby')),
+    ).toHaveLength(4);
     await user.click(within(banks).getByRole('checkbox', { name: 'Bank 11' }));
     expect(window.location.search).toBe('?vocaloid_banks=Bank%2011');
     // Short lists need no search box.
@@ -171,9 +180,11 @@ describe('the list', () => {
     expect(card.textContent).toContain('Hatsune Miku');
     expect(card.textContent).toContain('electropop, rock');
     expect(card.textContent).toContain('Japanese');
-    expect(within(card).getAllByRole('link').map((link) => link.getAttribute('href'))).toEqual([
-      'https://www.youtube.com/watch?v=x',
-    ]);
+    expect(
+      within(card)
+        .getAllByRole('link')
+        .map((link) => link.getAttribute('href')),
+    ).toEqual(['https://www.youtube.com/watch?v=x']);
     const cover = card.querySelector('img');
     expect(cover?.getAttribute('width')).toBe('96');
     expect(cover?.getAttribute('height')).toBe('96');

@@ -158,12 +158,12 @@ export function ReleasesPage() {
             <h2 id={`${id}-filters`}>Filters</h2>
             <button
               type="button"
-              className="filters-toggle"
+              className="secondary filters-toggle"
               aria-expanded={filtersOpen}
               aria-controls={`${id}-panel`}
               onClick={() => setFiltersOpen((open) => !open)}
             >
-              {filtersOpen ? 'Hide' : 'Show'}
+              {filtersOpen ? 'Hide filters' : 'Show filters'}
               {chosenCount > 0 ? ` (${chosenCount} chosen)` : ''}
             </button>
           </div>

@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+
+/** Debian's Chromium (apt-get install chromium); `.ci/run` installs it when it is missing. */
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `Chromium is not at ${chromiumPath}: install it with "apt-get update && apt-get install -y chromium"`,
+    );
+  }
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Written by each run, git-ignored. */
+export const resultsDir = path.join(webRoot, 'test-results');
+/** The committed set shown in the README, rewritten only when asked (UPDATE_SCREENSHOTS=1). */
+export const docsScreenshotsDir = path.resolve(webRoot, '..', '..', 'docs', 'screenshots');
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(path.join(resultsDir, 'screenshots'), { recursive: true });
+  await page.screenshot({ path: path.join(resultsDir, 'screenshots', `${name}.png`) });
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string | undefined }>;
+}
+
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core in the page. It is evaluated through the DevTools protocol, not added as a `<script>`, so
+ * the page's real Content-Security-Policy stays in force while it runs.
+ */
+export async function runAxe(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const { axe } = window as unknown as {
+      axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> };
+    };
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map(({ id, impact, help, nodes }) => ({
+      id,
+      impact,
+      help,
+      nodes: nodes.map(({ target, failureSummary }) => ({ target: target.map(String), failureSummary })),
+    }));
+  });
+}
