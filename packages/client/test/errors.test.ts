@@ -4,6 +4,7 @@ import {
   APIError,
   AuthenticationError,
   BadRequestError,
+  ConflictError,
   InternalServerError,
   NotFoundError,
   PermissionDeniedError,
@@ -26,6 +27,7 @@ describe('choosing the error class', () => {
     ['unauthorized', 401, AuthenticationError],
     ['forbidden', 403, PermissionDeniedError],
     ['not-found', 404, NotFoundError],
+    ['conflict', 409, ConflictError],
     ['rate-limited', 429, RateLimitError],
     ['internal-error', 500, InternalServerError],
     ['service-unavailable', 503, ServiceUnavailableError],
@@ -44,6 +46,7 @@ describe('choosing the error class', () => {
     const other = errorFromResponse(405, headers(), problem('method-not-allowed', 405), '');
     expect(other.constructor).toBe(APIError);
     expect(other.status).toBe(405);
+    expect(errorFromResponse(409, headers(), undefined, '')).toBeInstanceOf(ConflictError);
   });
 
   it('reads Retry-After as seconds or as a date', () => {
