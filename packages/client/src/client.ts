@@ -126,6 +126,7 @@ export class ReleasesClient {
   readonly #sessionToken: string | undefined;
   readonly #fetch: typeof fetch;
   readonly #fetchOptions: FetchOptions;
+  readonly #sdkHeaders: HeaderValues;
   readonly #headers: HeaderValues;
   readonly #log: Logger;
   readonly #validator: ResponseValidator | undefined;
@@ -160,6 +161,8 @@ export class ReleasesClient {
     }
     this.#fetch = options.fetch ?? globalFetch;
     this.#fetchOptions = options.fetchOptions ?? {};
+    // Computed once: the runtime does not change under a client.
+    this.#sdkHeaders = { accept: 'application/json', ...identificationHeaders() };
     this.#headers = options.headers ?? {};
     mergeHeaders(this.#headers); // refuses a header fetch could not send, now rather than at the first call
     this.#log = levelLogger(options.logger ?? console, logLevelOption(options.logLevel ?? 'warn'));
@@ -219,7 +222,7 @@ export class ReleasesClient {
       method: request.method,
       // Later sets win, by lower-cased name: the SDK's defaults, the client's, the credential, the call's.
       headers: mergeHeaders(
-        { accept: 'application/json', ...identificationHeaders() },
+        this.#sdkHeaders,
         this.#headers,
         await this.#credentials(request.auth),
         request.body === undefined ? undefined : { 'content-type': 'application/json' },

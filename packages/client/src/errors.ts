@@ -1,4 +1,4 @@
-import { problemKindFromType, type ProblemKind } from '@releases/contract/wire';
+import type { ProblemKind } from '@releases/contract/wire';
 import { parseRetryAfter } from './retry.js';
 import type { Problem, ProblemFieldError } from './types.js';
 
@@ -173,6 +173,22 @@ const classByStatus: Record<number, APIErrorClass> = {
   503: ServiceUnavailableError,
 };
 
+/**
+ * Where problem types live under the service's URL (the contract's `problemPathPrefix`; a test keeps the two
+ * equal). Read here rather than through the contract's `problemKindFromType`, which would carry the whole
+ * problem registry, descriptions included, into every browser bundle: the SDK only needs the kinds it maps.
+ */
+export const problemTypePath = '/problems/';
+
+/** The kind a problem `type` URI names, whatever host issued it, when the SDK has a class for it. */
+function classOfType(type: unknown): APIErrorClass | undefined {
+  if (typeof type !== 'string') return undefined;
+  const at = type.lastIndexOf(problemTypePath);
+  if (at === -1) return undefined;
+  const kind = type.slice(at + problemTypePath.length);
+  return Object.prototype.hasOwnProperty.call(classByKind, kind) ? classByKind[kind as ProblemKind] : undefined;
+}
+
 function asProblem(body: unknown): Problem | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const candidate = body as Record<string, unknown>;
@@ -186,9 +202,8 @@ function asProblem(body: unknown): Problem | undefined {
 /** Builds the error for a non-2xx response: by problem `type` first, then by status. */
 export function errorFromResponse(status: number, headers: Headers, body: unknown, bodyText: string): APIError {
   const problem = asProblem(body);
-  const kind = problemKindFromType(problem?.type);
   const ErrorClass =
-    (kind && classByKind[kind]) ?? classByStatus[status] ?? (status >= 500 ? InternalServerError : APIError);
+    classOfType(problem?.type) ?? classByStatus[status] ?? (status >= 500 ? InternalServerError : APIError);
   const fallback = bodyText ? bodyText.replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
   return new ErrorClass(status, problem, headers, fallback);
 }

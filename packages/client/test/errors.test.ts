@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse } from '../src/errors.js';
+import { problemKindNames, problemPathPrefix } from '@releases/contract/wire';
+import { errorFromResponse, problemTypePath } from '../src/errors.js';
 import {
   APIError,
   AuthenticationError,
@@ -36,6 +37,14 @@ describe('choosing the error class', () => {
     expect(error).toBeInstanceOf(expected);
     expect(error.message).toBe(`${status} ${kind}: a ${kind} (request id req-1)`);
     expect(error.requestId).toBe('req-1');
+  });
+
+  it('reads problem types where the contract puts them, and knows only the contract kinds', () => {
+    expect(problemTypePath).toBe(problemPathPrefix);
+    // An unknown kind (or a look-alike from Object.prototype) falls back to the status.
+    expect(errorFromResponse(400, headers(), problem('constructor', 400), '')).toBeInstanceOf(BadRequestError);
+    expect(errorFromResponse(418, headers(), problem('toString', 418), '').constructor).toBe(APIError);
+    expect(problemKindNames).toContain('conflict');
   });
 
   it('goes by the problem type first, then by the status', () => {
