@@ -1,7 +1,9 @@
 export { ReleasesClient } from './client.js';
 export type { ClientOptions, FetchOptions, RawRequest, RequestOptions } from './options.js';
 export type { HeaderValues } from './headers.js';
-export type { AuthResource, FacetsResource, HealthResource, KeysResource, ReleasesResource } from './resources.js';
+// Values, not only types: a type-only export of a class is flattened into a value export in the bundled .d.ts,
+// which would promise an import that is not there at run time.
+export { AuthResource, FacetsResource, HealthResource, KeysResource, ReleasesResource } from './resources.js';
 export { APIPromise, type WithResponse } from './api-promise.js';
 export { ReleasePage, ReleasePagePromise, type PageFetcher } from './pagination.js';
 export {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -79,6 +80,36 @@ function measure(): Coverage {
   }
   return coverage;
 }
+
+/** The names each entry's `.d.ts` exports as values (classes, constants, functions), not as types only. */
+function declaredValueExports(entry: string): string[] {
+  const program = ts.createProgram([entry], { strict: true, noEmit: true, skipLibCheck: true });
+  const checker = program.getTypeChecker();
+  const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!;
+  return checker
+    .getExportsOfModule(moduleSymbol)
+    .filter((exported) => {
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      const typeOnly = exported.declarations?.some(
+        (declaration) =>
+          ts.isExportSpecifier(declaration) && (declaration.isTypeOnly || declaration.parent.parent.isTypeOnly),
+      );
+      return !typeOnly && (symbol.flags & ts.SymbolFlags.Value) !== 0;
+    })
+    .map((exported) => exported.name)
+    .sort();
+}
+
+describe('the published types and the code agree', () => {
+  it.each(['index', 'validation'])('every value %s.d.ts exports exists in its .js and .cjs', async (name) => {
+    const declared = declaredValueExports(path.join(dist, `${name}.d.ts`));
+    expect(declared.length).toBeGreaterThan(0);
+    const esm = Object.keys((await import(path.join(dist, `${name}.js`))) as object).sort();
+    const cjs = Object.keys(createRequire(import.meta.url)(path.join(dist, `${name}.cjs`)) as object).sort();
+    expect(esm).toEqual(declared);
+    expect(cjs).toEqual(declared);
+  });
+});
 
 describe('TSDoc coverage of the published types', () => {
   it('documents every public member', () => {
