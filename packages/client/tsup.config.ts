@@ -1,9 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 /**
  * Dual ESM/CJS with matching type files. The contract is bundled in (only its schema-free `wire` part on
  * the default path), so the published tarball installs alone; zod is an optional peer used only by the
  * `validation` entry.
+ *
+ * Splitting puts the code both entries use (the error classes) in one shared chunk per format, so
+ * `ResponseValidationError` from `./validation` is a `ReleasesError` of the main entry: one class, not two
+ * copies that `instanceof` tells apart. (For CJS this is tsup's own splitting, which esbuild lacks.)
  */
 export default defineConfig({
   entry: { index: 'src/index.ts', validation: 'src/validation.ts' },
@@ -13,8 +20,9 @@ export default defineConfig({
   sourcemap: true,
   target: 'es2022',
   platform: 'neutral',
-  splitting: false,
+  splitting: true,
   treeshake: true,
   noExternal: ['@releases/contract'],
   external: ['zod'],
+  define: { __RELEASES_CLIENT_VERSION__: JSON.stringify(version) },
 });

@@ -1,6 +1,6 @@
 import { CreatedApiKeyResponseSchema, SessionInfoResponseSchema } from '@releases/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectProblem, startTestServer, testPostgresUrl, type TestServer } from './harness.js';
+import { expectProblem, startTestServer, testDatabases, type TestServer } from './harness.js';
 
 const minute = 60_000;
 const day = 86_400_000;
@@ -8,10 +8,7 @@ const day = 86_400_000;
 /** A clock the tests move, instead of sleeping for days. */
 const clock = { offset: 0, now: () => Date.now() + clock.offset };
 
-describe.each([
-  { database: 'sqlite' as const, run: true },
-  { database: 'postgres' as const, run: Boolean(testPostgresUrl) },
-])('expiry with an injected clock ($database)', ({ database, run }) => {
+describe.each(testDatabases())('expiry with an injected clock ($database)', ({ database, run }) => {
   let server: TestServer;
   beforeAll(async () => {
     if (!run) return;

@@ -10,25 +10,16 @@ import {
   expectProblem,
   startTestServer,
   testPassword,
-  testPostgresUrl,
+  testDatabases,
   uniqueEmail,
   type TestServer,
 } from './harness.js';
-
-if (!testPostgresUrl) {
-  console.warn(
-    'PostgreSQL tests skipped: set TEST_DATABASE_URL (for example postgres://postgres@127.0.0.1:5432/test) to run them.',
-  );
-}
 
 /**
  * A user's whole journey through raw HTTP, as a curl user or a generated client makes it: sign up, sign in
  * (cookie and bearer), make a key, use it, list, revoke, see it refused, sign out, see the token refused.
  */
-describe.each([
-  { database: 'sqlite' as const, run: true },
-  { database: 'postgres' as const, run: Boolean(testPostgresUrl) },
-])('the account journey ($database)', ({ database, run }) => {
+describe.each(testDatabases())('the account journey ($database)', ({ database, run }) => {
   let server: TestServer;
   beforeAll(async () => {
     if (run) server = await startTestServer({ database, releases: 'none', config: { keyCacheTtlMs: 1_000 } });

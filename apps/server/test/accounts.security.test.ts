@@ -7,7 +7,7 @@ import {
   expectProblem,
   startTestServer,
   testPassword,
-  testPostgresUrl,
+  testDatabases,
   uniqueEmail,
   type SignedUp,
   type TestServer,
@@ -27,10 +27,7 @@ function logCapture(): { stream: Writable; text: () => string } {
   return { stream, text: () => lines.join('') };
 }
 
-describe.each([
-  { database: 'sqlite' as const, run: true },
-  { database: 'postgres' as const, run: Boolean(testPostgresUrl) },
-])('secrets stay secret ($database)', ({ database, run }) => {
+describe.each(testDatabases())('secrets stay secret ($database)', ({ database, run }) => {
   const logs = logCapture();
   let server: TestServer;
   beforeAll(async () => {

@@ -82,6 +82,22 @@ export interface TestServerOptions {
 /** The PostgreSQL server for integration tests, when there is one. */
 export const testPostgresUrl = process.env.TEST_DATABASE_URL;
 
+/**
+ * The backends a test runs on, for `describe.each`: SQLite always, PostgreSQL when TEST_DATABASE_URL is set
+ * (and a line saying it was skipped otherwise).
+ */
+export function testDatabases(): Array<{ database: 'sqlite' | 'postgres'; run: boolean }> {
+  if (!testPostgresUrl) {
+    console.warn(
+      'PostgreSQL tests skipped: set TEST_DATABASE_URL (for example postgres://postgres@127.0.0.1:5432/test) to run them.',
+    );
+  }
+  return [
+    { database: 'sqlite', run: true },
+    { database: 'postgres', run: Boolean(testPostgresUrl) },
+  ];
+}
+
 /** A fresh schema on the test PostgreSQL server; returns its connection URL and a function that drops it. */
 async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!testPostgresUrl) throw new Error('TEST_DATABASE_URL is not set');

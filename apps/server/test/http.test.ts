@@ -39,7 +39,23 @@ describe('headers on every response', () => {
     const origin = { headers: { origin: 'https://example.org' } };
     expect((await server.get('/api/v1/release', origin)).headers.get('access-control-allow-origin')).toBe('*');
     expect((await server.get('/api/v1/facets', origin)).headers.get('access-control-allow-origin')).toBe('*');
-    expect((await server.get('/api/v1/health', origin)).headers.get('access-control-allow-origin')).toBeNull();
+    // SPEC §10: the health check too, with x-api-key allowed (a browser app checks its key)...
+    expect((await server.get('/api/v1/health', origin)).headers.get('access-control-allow-origin')).toBe('*');
+    const healthPreflight = await server.get('/api/v1/health', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://example.org',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-api-key',
+      },
+    });
+    expect(healthPreflight.status).toBe(204);
+    expect(healthPreflight.headers.get('access-control-allow-headers')).toContain('x-api-key');
+    // ...but nothing that takes a session, and never with credentials.
+    for (const path of ['/api/v1/keys', '/api/v1/auth/session']) {
+      expect((await server.get(path, origin)).headers.get('access-control-allow-origin')).toBeNull();
+    }
+    expect((await server.get('/api/v1/release', origin)).headers.get('access-control-allow-credentials')).toBeNull();
     const preflight = await server.get('/api/v1/release', {
       method: 'OPTIONS',
       headers: {

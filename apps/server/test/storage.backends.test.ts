@@ -6,21 +6,13 @@ import {
   expectProblem,
   sampleReleases,
   startTestServer,
+  testDatabases,
   testPostgresUrl,
   type TestServer,
 } from './harness.js';
 
-if (!testPostgresUrl) {
-  console.warn(
-    'PostgreSQL tests skipped: set TEST_DATABASE_URL (for example postgres://postgres@127.0.0.1:5432/test) to run them.',
-  );
-}
-
 /** The same behaviour, through HTTP, on every storage backend. */
-describe.each([
-  { database: 'sqlite' as const, run: true },
-  { database: 'postgres' as const, run: Boolean(testPostgresUrl) },
-])('storage backend: $database', ({ database, run }) => {
+describe.each(testDatabases())('storage backend: $database', ({ database, run }) => {
   let server: TestServer;
   let releases: ParsedReleaseInput[];
 

@@ -3,25 +3,23 @@ import {
   AuthenticationError,
   ConnectionError,
   ReleasesClient,
+  type ApiKey,
+  type CreatedApiKey,
+  type Credentials,
   type Facets,
   type FacetValue,
   type Release,
+  type User,
 } from '@releases/client';
-import type { ApiKey, CreatedApiKey, User } from '@releases/contract';
 import { apiPaths } from '@releases/contract/wire';
 import type { ReleaseQuery } from './release-query.js';
 
-export type { ApiKey, CreatedApiKey, Facets, FacetValue, Release, User };
+export type { ApiKey, CreatedApiKey, Credentials, Facets, FacetValue, Release, User };
 
 export interface ReleasePageResult {
   releases: Release[];
   /** The next page's cursor, `''` on the last page. */
   nextCursor: string;
-}
-
-export interface Credentials {
-  email: string;
-  password: string;
 }
 
 export interface NewKey {
@@ -49,26 +47,19 @@ export interface Api {
   healthUrl(): string;
 }
 
-interface Envelope<T> {
-  data: T;
-}
-
 /**
  * The real API, through the SDK, on this page's origin. The session cookie is the browser's only credential:
- * it is `HttpOnly`, so no script (ours included) can read it, and nothing is kept in Web Storage.
+ * it is `HttpOnly`, so no script (ours included) can read it, and nothing is kept in Web Storage. The session
+ * token that signing in also returns (for clients outside browsers) is dropped here, never stored.
  */
 export function createApi(origin: string = window.location.origin): Api {
   const client = new ReleasesClient({
     baseUrl: origin,
     fetchOptions: { credentials: 'include' },
-    // The SDK calls its `fetch` as a method of the client, which Chromium refuses for the native fetch
-    // ("Illegal invocation"); this wrapper calls it unbound. It goes once the SDK's browser fix lands.
-    fetch: (...args) => globalThis.fetch(...args),
     // Someone is waiting on a screen: retry sooner than the SDK's server-friendly default.
     retryBackoff: { baseDelayMs: 200, maxDelayMs: 2_000 },
     timeoutMs: 15_000,
   });
-  const keyPath = (id: string) => apiPaths.key.replace(':id', encodeURIComponent(id));
 
   return {
     async facets(signal) {
@@ -91,12 +82,7 @@ export function createApi(origin: string = window.location.origin): Api {
 
     async session() {
       try {
-        const response = await client.request<Envelope<{ user: User }>>({
-          method: 'GET',
-          path: apiPaths.session,
-          maxRetries: 0,
-        });
-        return response.data.user;
+        return (await client.auth.session({ maxRetries: 0 })).user;
       } catch (error) {
         if (error instanceof AuthenticationError) return null;
         throw error;
@@ -104,44 +90,30 @@ export function createApi(origin: string = window.location.origin): Api {
     },
 
     async signUp(credentials) {
-      const response = await client.request<Envelope<{ user: User }>>({
-        method: 'POST',
-        path: apiPaths.signup,
-        body: credentials,
-      });
-      return response.data.user;
+      return (await client.auth.signup(credentials)).user;
     },
 
     async signIn(credentials) {
-      const response = await client.request<Envelope<{ user: User }>>({
-        method: 'POST',
-        path: apiPaths.login,
-        body: credentials,
-      });
-      return response.data.user;
+      return (await client.auth.login(credentials)).user;
     },
 
     async signOut() {
-      await client.request<undefined>({ method: 'POST', path: apiPaths.logout });
+      await client.auth.logout();
     },
 
     async listKeys() {
-      const response = await client.request<Envelope<{ keys: ApiKey[] }>>({ method: 'GET', path: apiPaths.keys });
-      return response.data.keys;
+      return (await client.keys.list()).keys;
     },
 
     async createKey({ name, expiresInDays }) {
-      const response = await client.request<Envelope<CreatedApiKey>>({
-        method: 'POST',
-        path: apiPaths.keys,
-        body: { name, ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }) },
+      return await client.keys.create({
+        name,
+        ...(expiresInDays === undefined ? {} : { expires_in_days: expiresInDays }),
       });
-      return response.data;
     },
 
     async revokeKey(id) {
-      const response = await client.request<Envelope<ApiKey>>({ method: 'DELETE', path: keyPath(id) });
-      return response.data;
+      return await client.keys.revoke(id);
     },
 
     healthUrl: () => `${origin}${apiPaths.health}`,

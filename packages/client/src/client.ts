@@ -1,116 +1,44 @@
-import { apiPaths, checkApiKeyFormat, headerNames, releaseFilterParameters } from '@releases/contract/wire';
+import { headerNames } from '@releases/contract/wire';
 import { APIPromise, type WithResponse } from './api-promise.js';
-import { APIError, ConnectionError, ReleasesError, TimeoutError, errorFromResponse, retryAfterMs } from './errors.js';
-import { levelLogger, redactHeaders, type LogLevel, type Logger } from './logger.js';
-import { ReleasePage, ReleasePagePromise } from './pagination.js';
-import type {
-  Facets,
-  Release,
-  ReleaseListParams,
-  ReleaseListResponse,
-  ResponseValidator,
-  ValidatedOperation,
-} from './types.js';
+import { APIError, ConnectionError, RedirectError, ReleasesError, TimeoutError, errorFromResponse } from './errors.js';
+import { assertSendableCredential, mergeHeaders, type HeaderValues } from './headers.js';
+import { levelLogger, redactHeaders, type Logger } from './logger.js';
+import { isNetworkError } from './network-error.js';
+import type { OperationAuth } from './operations.js';
+import {
+  baseUrlOption,
+  delayOption,
+  logLevelOption,
+  maxRetriesOption,
+  timeoutOption,
+  type ClientOptions,
+  type FetchOptions,
+  type RawRequest,
+} from './options.js';
+import {
+  AuthResource,
+  FacetsResource,
+  HealthResource,
+  KeysResource,
+  ReleasesResource,
+  type ApiRequest,
+} from './resources.js';
+import {
+  backoffDelayMs,
+  idempotentMethods,
+  maxRetryAfterMs,
+  parseRetryAfter,
+  retryableStatuses,
+  retryAfterDelayMs,
+  type Backoff,
+} from './retry.js';
+import type { ResponseValidator } from './types.js';
+import { identificationHeaders } from './version.js';
 
-export interface ClientOptions {
-  /**
-   * API key (`rls_...`), sent as `x-api-key`. A function is called before each request (for keys kept in a
-   * secret manager).
-   * @default process.env.RELEASES_API_KEY (where `process.env` exists)
-   * @example new ReleasesClient({ apiKey: 'rls_...' })
-   */
-  apiKey?: string | (() => string | Promise<string>);
-  /**
-   * A session token, sent as `Authorization: Bearer <token>` (server-side rendering). In a browser on the
-   * service's own origin, use `fetchOptions: { credentials: 'include' }` and the session cookie instead.
-   * @example new ReleasesClient({ sessionToken: req.cookies.session })
-   */
-  sessionToken?: string;
-  /**
-   * Where the API lives.
-   * @default process.env.RELEASES_BASE_URL, else the page's origin in a browser, else 'http://localhost:3000'
-   * @example new ReleasesClient({ baseUrl: 'https://releases.example.com' })
-   */
-  baseUrl?: string;
-  /**
-   * Time allowed for each attempt, headers and body included, in milliseconds.
-   * @default 30000
-   * @example new ReleasesClient({ timeoutMs: 5_000 })
-   */
-  timeoutMs?: number;
-  /**
-   * Retries of idempotent requests after connection errors, timeouts, 408, 429, 502, 503 and 504.
-   * @default 2
-   * @example new ReleasesClient({ maxRetries: 0 }) // fail fast
-   */
-  maxRetries?: number;
-  /**
-   * The `fetch` to use: for proxies, tests or older runtimes.
-   * @default globalThis.fetch
-   * @example new ReleasesClient({ fetch: myInstrumentedFetch })
-   */
-  fetch?: typeof fetch;
-  /**
-   * Extra `RequestInit` for every request.
-   * @default {}
-   * @example new ReleasesClient({ fetchOptions: { credentials: 'include' } }) // browser session cookie
-   */
-  fetchOptions?: RequestInit;
-  /**
-   * Headers sent with every request.
-   * @default {}
-   * @example new ReleasesClient({ headers: { 'user-agent': 'my-app/1.0' } })
-   */
-  headers?: Record<string, string>;
-  /**
-   * Where the SDK logs (retries at `info`, requests at `debug`). Credentials are never logged in full.
-   * @default console
-   * @example new ReleasesClient({ logger: pino(), logLevel: 'debug' })
-   */
-  logger?: Logger;
-  /**
-   * How much to log.
-   * @default 'warn'
-   * @example new ReleasesClient({ logLevel: 'debug' })
-   */
-  logLevel?: LogLevel;
-  /**
-   * Checks every response body against the API contract and throws when it does not match. Off by default
-   * (no schema library in your bundle); pass the validator from `@releases/client/validation` to turn it on.
-   * @default undefined
-   * @example import { validateResponses } from '@releases/client/validation';
-   * new ReleasesClient({ validateResponses })
-   */
-  validateResponses?: ResponseValidator;
-  /**
-   * Backoff tuning for retries without `Retry-After`: full jitter over `baseDelayMs * 2^attempt`, capped.
-   * @default { baseDelayMs: 500, maxDelayMs: 8000 }
-   * @example new ReleasesClient({ retryBackoff: { baseDelayMs: 100 } }) // snappier retries for interactive use
-   */
-  retryBackoff?: { baseDelayMs?: number; maxDelayMs?: number };
-}
-
-/** Options of a single call; they override the client's. */
-export interface RequestOptions {
-  /** Cancels the call, including a wait between retries; the call rejects with the signal's reason. */
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  maxRetries?: number;
-  headers?: Record<string, string>;
-}
-
-export interface RawRequest extends RequestOptions {
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Path under the base URL, e.g. `/api/v1/facets`. */
-  path: string;
-  query?: Record<string, string | number | readonly string[] | undefined>;
-  body?: unknown;
-}
-
-/** `Retry-After` beyond this is not waited for: the error is thrown at once. */
-const maxRetryAfterMs = 60_000;
-const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-const retryableStatuses = new Set([408, 429, 502, 503, 504]);
+/** Statuses whose `Location` the SDK follows (within the origin). */
+const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+/** Redirects followed within one attempt before giving up (fetch allows 20; an API needs one or two). */
+const maxRedirects = 5;
 
 function environment(name: string): string | undefined {
   // Read where the platform has `process.env`, at call time: never at import, never a bundler polyfill.
@@ -126,17 +54,12 @@ function defaultBaseUrl(): string {
   return origin && origin !== 'null' ? origin : 'http://localhost:3000';
 }
 
-function assertApiKey(key: string): void {
-  if (key.trim() === '') throw new ReleasesError('The API key is empty. Pass apiKey or set RELEASES_API_KEY.');
-  const problem = checkApiKeyFormat(key);
-  if (problem === 'malformed') {
-    throw new ReleasesError(
-      'The API key is malformed: keys are 42 characters, start with rls_ and contain only letters and digits.',
-    );
-  }
-  if (problem === 'bad-checksum')
-    throw new ReleasesError('The API key does not pass its checksum: it was mistyped or cut short.');
-}
+/**
+ * The default `fetch`: the global one, looked up at each call (so a polyfill or a test mock installed later
+ * is used) and called as a plain function. Browsers and Workers throw "Illegal invocation" when their
+ * `fetch` is called as a method of anything but the global object, such as this client.
+ */
+const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -163,204 +86,194 @@ function encodeQuery(query: RawRequest['query']): string {
   return text ? `?${text}` : '';
 }
 
-/** Turns list parameters into the wire query, refusing what the server would silently read otherwise. */
-function listQuery(params: ReleaseListParams): NonNullable<RawRequest['query']> {
-  for (const name of releaseFilterParameters) {
-    const values = params[name];
-    if (values === undefined) continue;
-    if (!Array.isArray(values)) throw new ReleasesError(`${name} must be an array of strings, e.g. ['Hatsune Miku'].`);
-    for (const value of values) {
-      if (typeof value !== 'string') throw new ReleasesError(`${name} must contain only strings.`);
-      if (value.includes(',')) {
-        throw new ReleasesError(
-          `${name} value ${JSON.stringify(value)} contains a comma, which the API reads as two values; no such value can match.`,
-        );
-      }
-    }
-  }
-  return {
-    vocaloid_banks: params.vocaloid_banks,
-    genres: params.genres,
-    languages: params.languages,
-    limit: params.limit,
-    sort: params.sort,
-    cursor: params.cursor,
-  };
+/** One attempt's request, as it goes to `fetch` (a redirect may change method and body). */
+interface Outgoing {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: string | undefined;
 }
 
 /**
- * The Releases API client.
+ * The Releases API client: `health`, `releases`, `facets`, `auth` and `keys`, each call typed from the API
+ * contract, with retries, timeouts and typed errors.
  *
  * @example
  * const client = new ReleasesClient({ apiKey: process.env.RELEASES_API_KEY });
  * for await (const release of client.releases.list({ vocaloid_banks: ['Hatsune Miku'] })) console.log(release.title);
  */
 export class ReleasesClient {
+  /** The API's base URL, without a trailing slash. */
   readonly baseUrl: string;
+  /** Time allowed for each attempt, in milliseconds. */
   readonly timeoutMs: number;
+  /** Retries of idempotent requests. */
   readonly maxRetries: number;
-  private readonly apiKey: ClientOptions['apiKey'];
-  private readonly sessionToken: string | undefined;
-  private readonly fetchImpl: typeof fetch;
-  private readonly fetchOptions: RequestInit;
-  private readonly headers: Record<string, string>;
-  private readonly log: Logger;
-  private readonly validator: ResponseValidator | undefined;
-  private readonly backoff: { baseDelayMs: number; maxDelayMs: number };
+  /** Checks the API key and the service. */
+  readonly health: HealthResource;
+  /** The catalogue: list (with pagination) and get. */
+  readonly releases: ReleasesResource;
+  /** The filter values in the catalogue, with counts. */
+  readonly facets: FacetsResource;
+  /** Sign up, log in, log out and the current session. */
+  readonly auth: AuthResource;
+  /** The signed-in account's API keys: list, create, revoke. */
+  readonly keys: KeysResource;
 
-  constructor(options: ClientOptions = {}) {
-    this.apiKey = options.apiKey ?? environment('RELEASES_API_KEY');
-    if (typeof this.apiKey === 'string') assertApiKey(this.apiKey);
-    this.sessionToken = options.sessionToken;
-    this.baseUrl = (options.baseUrl ?? defaultBaseUrl()).replace(/\/+$/, '');
-    if (!/^https?:\/\//.test(this.baseUrl))
-      throw new ReleasesError(`baseUrl must be an http(s) URL; got ${JSON.stringify(this.baseUrl)}.`);
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.maxRetries = options.maxRetries ?? 2;
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImpl !== 'function') throw new ReleasesError('No fetch available: pass one as the fetch option.');
-    this.fetchImpl = fetchImpl;
-    this.fetchOptions = options.fetchOptions ?? {};
-    this.headers = options.headers ?? {};
-    this.log = levelLogger(options.logger ?? console, options.logLevel ?? 'warn');
-    this.validator = options.validateResponses;
-    this.backoff = {
-      baseDelayMs: options.retryBackoff?.baseDelayMs ?? 500,
-      maxDelayMs: options.retryBackoff?.maxDelayMs ?? 8_000,
-    };
-  }
-
-  readonly health = {
-    /** Checks the API key and the service: resolves `"OK"`, or throws `AuthenticationError` / `ServiceUnavailableError`. */
-    check: (options?: RequestOptions): APIPromise<'OK'> =>
-      new APIPromise(this.call<'OK'>({ method: 'GET', path: apiPaths.health, ...options }, 'health.check')),
-  };
-
-  readonly releases = {
-    /** A page of releases; iterate the result with `for await` to walk every page. */
-    list: (params: ReleaseListParams = {}, options?: RequestOptions): ReleasePagePromise => {
-      const fetchPage = (pageParams: ReleaseListParams): Promise<WithResponse<ReleasePage>> =>
-        this.call<ReleaseListResponse>(
-          { method: 'GET', path: apiPaths.releaseList, query: listQuery(pageParams), ...options },
-          'releases.list',
-        ).then((result) => ({
-          ...result,
-          data: new ReleasePage(
-            result.data.data.releases,
-            result.data.data.pagination,
-            result.data.data.generated_at,
-            pageParams,
-            fetchPage,
-          ),
-        }));
-      let first: Promise<WithResponse<ReleasePage>>;
-      try {
-        first = fetchPage(params);
-      } catch (error) {
-        first = Promise.reject(error);
-      }
-      return new ReleasePagePromise(first);
-    },
-
-    /** One release by id; `NotFoundError` when there is none. */
-    get: (id: string, options?: RequestOptions): APIPromise<Release> =>
-      new APIPromise(
-        this.call<{ data: Release }>(
-          { method: 'GET', path: apiPaths.release.replace(':id', encodeURIComponent(id)), ...options },
-          'releases.get',
-        ).then((result) => ({ ...result, data: result.data.data })),
-      ),
-  };
-
-  readonly facets = {
-    /** Voice banks, genres and languages in the catalogue with their release counts. */
-    list: (options?: RequestOptions): APIPromise<Facets> =>
-      new APIPromise(
-        this.call<{ data: Facets }>({ method: 'GET', path: apiPaths.facets, ...options }, 'facets.list').then(
-          (result) => ({
-            ...result,
-            data: result.data.data,
-          }),
-        ),
-      ),
-  };
+  readonly #options: ClientOptions;
+  readonly #origin: string;
+  readonly #apiKey: ClientOptions['apiKey'];
+  readonly #sessionToken: string | undefined;
+  readonly #fetch: typeof fetch;
+  readonly #fetchOptions: FetchOptions;
+  readonly #sdkHeaders: HeaderValues;
+  readonly #headers: HeaderValues;
+  readonly #log: Logger;
+  readonly #validator: ResponseValidator | undefined;
+  readonly #backoff: Backoff;
 
   /**
-   * Any endpoint, with this client's authentication, retries, timeouts and errors. `T` is the parsed JSON body.
+   * Checks every option at once: a bad one throws a `ReleasesError` naming it, before any request.
+   * @example new ReleasesClient({ apiKey: 'rls_...', baseUrl: 'https://releases.example.com' })
+   */
+  constructor(options: ClientOptions = {}) {
+    this.#options = options;
+    this.#apiKey = options.apiKey ?? environment('RELEASES_API_KEY');
+    if (typeof this.#apiKey !== 'function' && this.#apiKey !== undefined) {
+      assertSendableCredential('apiKey', this.#apiKey);
+    }
+    if (options.sessionToken !== undefined) assertSendableCredential('sessionToken', options.sessionToken);
+    this.#sessionToken = options.sessionToken;
+    const url = baseUrlOption(options.baseUrl ?? defaultBaseUrl());
+    this.#origin = url.origin;
+    this.baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    this.timeoutMs = options.timeoutMs === undefined ? 30_000 : timeoutOption(options.timeoutMs);
+    this.maxRetries = options.maxRetries === undefined ? 2 : maxRetriesOption(options.maxRetries);
+    this.#backoff = {
+      baseDelayMs: delayOption('retryBackoff.baseDelayMs', options.retryBackoff?.baseDelayMs ?? 500),
+      maxDelayMs: delayOption('retryBackoff.maxDelayMs', options.retryBackoff?.maxDelayMs ?? 8_000),
+    };
+    if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+      throw new ReleasesError('fetch must be a function with the signature of the global fetch.');
+    }
+    if (options.fetch === undefined && typeof globalThis.fetch !== 'function') {
+      throw new ReleasesError('No fetch available in this runtime: pass one as the fetch option.');
+    }
+    this.#fetch = options.fetch ?? globalFetch;
+    this.#fetchOptions = options.fetchOptions ?? {};
+    // Computed once: the runtime does not change under a client.
+    this.#sdkHeaders = { accept: 'application/json', ...identificationHeaders() };
+    this.#headers = options.headers ?? {};
+    mergeHeaders(this.#headers); // refuses a header fetch could not send, now rather than at the first call
+    this.#log = levelLogger(options.logger ?? console, logLevelOption(options.logLevel ?? 'warn'));
+    this.#validator = options.validateResponses;
+
+    const request = <T>(apiRequest: ApiRequest) => this.#send<T>(apiRequest);
+    this.health = new HealthResource(request);
+    this.releases = new ReleasesResource(request);
+    this.facets = new FacetsResource(request);
+    this.auth = new AuthResource(request);
+    this.keys = new KeysResource(request);
+  }
+
+  /**
+   * A client with the same options that acts as a signed-in user: it sends `sessionToken` as
+   * `Authorization: Bearer` to the routes that take a session. This client is unchanged.
+   * @example
+   * const { session } = await client.auth.login({ email, password });
+   * const me = client.withSession(session.token);
+   * await me.keys.list();
+   */
+  withSession(sessionToken: string): ReleasesClient {
+    return new ReleasesClient({ ...this.#options, sessionToken });
+  }
+
+  /**
+   * Any endpoint, with this client's credentials (the API key if there is one, else the session token),
+   * retries, timeouts and errors. `T` is the parsed JSON body.
    * @example const doc = await client.request<Record<string, unknown>>({ method: 'GET', path: '/api/v1/openapi.json' });
    */
   request<T = unknown>(request: RawRequest): APIPromise<T> {
-    return new APIPromise(this.call<T>(request, undefined));
+    const { method, path, query, body, ...options } = request;
+    return new APIPromise(this.#send<T>({ method, path, query, body, options, auth: 'optional' }));
   }
 
-  private async authHeaders(): Promise<Record<string, string>> {
-    const headers: Record<string, string> = {};
-    if (this.apiKey !== undefined) {
-      const key = typeof this.apiKey === 'function' ? await this.apiKey() : this.apiKey;
-      assertApiKey(key);
-      headers[headerNames.apiKey] = key;
+  /** The credential headers an operation takes, and only those. */
+  async #credentials(auth: OperationAuth): Promise<HeaderValues> {
+    if (auth === 'none') return {};
+    if ((auth === 'api-key' || auth === 'optional') && this.#apiKey !== undefined) {
+      const key = typeof this.#apiKey === 'function' ? await this.#apiKey() : this.#apiKey;
+      assertSendableCredential('apiKey', key);
+      return { [headerNames.apiKey]: key };
     }
-    if (this.sessionToken) headers.authorization = `Bearer ${this.sessionToken}`;
-    return headers;
+    if ((auth === 'session' || auth === 'optional') && this.#sessionToken !== undefined) {
+      return { [headerNames.authorization]: `Bearer ${this.#sessionToken}` };
+    }
+    return {};
   }
 
-  private async call<T>(request: RawRequest, operation: ValidatedOperation | undefined): Promise<WithResponse<T>> {
-    const url = `${this.baseUrl}${request.path}${encodeQuery(request.query)}`;
-    const maxRetries = idempotentMethods.has(request.method) ? (request.maxRetries ?? this.maxRetries) : 0;
-    const headers = new Headers({
-      accept: 'application/json',
-      ...this.headers,
-      ...(await this.authHeaders()),
-      ...request.headers,
-    });
-    if (request.body !== undefined) headers.set('content-type', 'application/json');
-    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  async #send<T>(request: ApiRequest): Promise<WithResponse<T>> {
+    const options = request.options ?? {};
+    const timeoutMs = options.timeoutMs === undefined ? this.timeoutMs : timeoutOption(options.timeoutMs);
+    const callRetries = options.maxRetries === undefined ? this.maxRetries : maxRetriesOption(options.maxRetries);
+    const maxRetries = idempotentMethods.has(request.method) ? callRetries : 0;
+    const outgoing: Outgoing = {
+      url: `${this.baseUrl}${request.path}${encodeQuery(request.query)}`,
+      method: request.method,
+      // Later sets win, by lower-cased name: the SDK's defaults, the client's, the credential, the call's.
+      headers: mergeHeaders(
+        this.#sdkHeaders,
+        this.#headers,
+        await this.#credentials(request.auth),
+        request.body === undefined ? undefined : { 'content-type': 'application/json' },
+        options.headers,
+      ),
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    };
 
     for (let attempt = 0; ; attempt++) {
       let failure: ReleasesError;
       try {
-        const result = await this.attempt<T>(url, request, headers, body);
-        if (operation && this.validator) this.validator(operation, result.data);
+        const result = await this.#attempt<T>(outgoing, request.path, timeoutMs, options.signal);
+        if (request.validate && this.#validator) this.#validator(request.validate, result.data);
         return result;
       } catch (error) {
         if (!(error instanceof ReleasesError)) throw error;
         failure = error;
       }
-      const delay = this.retryDelay(failure, attempt, maxRetries);
+      const delay = this.#retryDelay(failure, attempt, maxRetries);
       if (delay === undefined) throw failure;
-      this.log.info(
+      this.#log.info(
         `releases: retrying ${request.method} ${request.path} in ${Math.round(delay)} ms (attempt ${attempt + 2} of ${maxRetries + 1}): ${failure.message}`,
       );
-      await sleep(delay, request.signal);
+      await sleep(delay, options.signal);
     }
   }
 
   /** How long to wait before retrying, or undefined to give up. */
-  private retryDelay(failure: ReleasesError, attempt: number, maxRetries: number): number | undefined {
+  #retryDelay(failure: ReleasesError, attempt: number, maxRetries: number): number | undefined {
     const retryable =
       failure instanceof ConnectionError || (failure instanceof APIError && retryableStatuses.has(failure.status));
     if (!retryable || attempt >= maxRetries) return undefined;
     if (failure instanceof APIError) {
-      const requested = retryAfterMs(failure.headers);
+      const requested = parseRetryAfter(failure.headers);
       // A server asking for more than a minute means "not now": surface it instead of hanging the caller.
-      if (requested !== undefined && requested > maxRetryAfterMs) return undefined;
-      if (requested !== undefined) return requested;
+      if (requested !== undefined) {
+        return requested > maxRetryAfterMs ? undefined : retryAfterDelayMs(requested, Math.random());
+      }
     }
-    const ceiling = Math.min(this.backoff.maxDelayMs, this.backoff.baseDelayMs * 2 ** attempt);
-    return Math.random() * ceiling;
+    return backoffDelayMs(attempt, this.#backoff, Math.random());
   }
 
-  /** One request and its body, under its own timeout. */
-  private async attempt<T>(
-    url: string,
-    request: RawRequest,
-    headers: Headers,
-    body: string | undefined,
+  /** One request, its redirects and its body, under its own timeout. */
+  async #attempt<T>(
+    outgoing: Outgoing,
+    path: string,
+    timeoutMs: number,
+    callerSignal: AbortSignal | undefined,
   ): Promise<WithResponse<T>> {
-    const callerSignal = request.signal;
     if (callerSignal?.aborted) throw callerSignal.reason;
     const controller = new AbortController();
-    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -368,15 +281,8 @@ export class ReleasesClient {
     }, timeoutMs);
     const onCallerAbort = () => controller.abort(callerSignal!.reason);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    this.log.debug(`releases: ${request.method} ${url}`, redactHeaders(headers));
     try {
-      const response = await this.fetchImpl(url, {
-        ...this.fetchOptions,
-        method: request.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal: controller.signal,
-      });
+      const response = await this.#fetchWithinOrigin(outgoing, path, controller.signal);
       // Reading the body is part of the attempt: the timer still runs.
       const text = await response.text();
       let parsed: unknown = undefined;
@@ -393,15 +299,88 @@ export class ReleasesClient {
     } catch (error) {
       if (error instanceof ReleasesError) throw error;
       if (callerSignal?.aborted) throw callerSignal.reason;
-      if (timedOut)
-        throw new TimeoutError(`${request.method} ${request.path} timed out after ${timeoutMs} ms`, { cause: error });
-      throw new ConnectionError(
-        `${request.method} ${request.path} failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
+      if (timedOut) {
+        throw new TimeoutError(`${outgoing.method} ${path} timed out after ${timeoutMs} ms`, { cause: error });
+      }
+      if (isNetworkError(error)) {
+        throw new ConnectionError(
+          `${outgoing.method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
+      // Not the network: a bug (in a fetch passed in, or a bad argument). As it is, and never retried.
+      throw error;
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /**
+   * Sends a request with `redirect: 'manual'` and follows redirects only within the base URL's origin:
+   * `fetch` keeps custom headers such as `x-api-key` across origins, so following a redirect elsewhere
+   * would hand the credential to whoever the server (or anyone who controls its responses) pointed at.
+   */
+  async #fetchWithinOrigin(first: Outgoing, path: string, signal: AbortSignal): Promise<Response> {
+    // Called through a local constant, never as `this.#fetch(...)`: see `globalFetch`.
+    const fetchFunction = this.#fetch;
+    let { url, method, headers, body } = first;
+    for (let hops = 0; ; hops++) {
+      this.#log.debug(`releases: ${method} ${url}`, redactHeaders(headers));
+      const response = await fetchFunction(url, {
+        ...this.#fetchOptions,
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal,
+        redirect: 'manual',
+      });
+      if (response.type === 'opaqueredirect') {
+        throw new RedirectError(
+          `${first.method} ${path} was redirected, and the browser hides where to from the page; the SDK follows only redirects it can check. Set baseUrl to the API's final address.`,
+          0,
+          undefined,
+        );
+      }
+      const location = redirectStatuses.has(response.status) ? response.headers.get('location') : null;
+      if (location === null) return response;
+      // The body of a redirect is not needed: release the connection.
+      await response.body?.cancel().catch(() => undefined);
+      let target: URL;
+      try {
+        target = new URL(location, url);
+      } catch {
+        throw new RedirectError(
+          `${first.method} ${path} was redirected (${response.status}) to an invalid Location ${JSON.stringify(location)}.`,
+          response.status,
+          undefined,
+        );
+      }
+      if (target.origin !== this.#origin) {
+        throw new RedirectError(
+          `${first.method} ${path} was redirected (${response.status}) to ${target.origin}, another origin. The SDK does not follow it, so your credentials stay with ${this.#origin}; if the API has moved, set baseUrl to its new address.`,
+          response.status,
+          target.href,
+        );
+      }
+      if (hops >= maxRedirects) {
+        throw new RedirectError(
+          `${first.method} ${path}: too many redirects (more than ${maxRedirects}), last to ${target.href}.`,
+          response.status,
+          target.href,
+        );
+      }
+      // As fetch does (WHATWG Fetch, HTTP-redirect fetch): 303, and 301/302 after a POST, become a GET without a body.
+      if (
+        (response.status === 303 && method !== 'GET' && method !== 'HEAD') ||
+        ((response.status === 301 || response.status === 302) && method === 'POST')
+      ) {
+        method = 'GET';
+        body = undefined;
+        headers = new Headers(headers);
+        headers.delete('content-type');
+      }
+      url = target.href;
     }
   }
 }

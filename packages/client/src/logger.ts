@@ -1,12 +1,17 @@
 import { apiKeyDisplayStartLength } from '@releases/contract/wire';
 
+/** How much the SDK logs: nothing, errors, warnings, retries (`info`) or every request (`debug`). */
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
 /** Anything with console's methods: `console`, pino, winston... */
 export interface Logger {
+  /** Failures the SDK cannot recover from. */
   error(message: string, ...details: unknown[]): void;
+  /** Something you should look at. */
   warn(message: string, ...details: unknown[]): void;
+  /** Retries, with the reason and the wait. */
   info(message: string, ...details: unknown[]): void;
+  /** Every request, with its headers redacted. */
   debug(message: string, ...details: unknown[]): void;
 }
 
@@ -24,6 +29,7 @@ export function redactHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
+/** A logger that drops messages below `level`. */
 export function levelLogger(logger: Logger, level: LogLevel): Logger {
   const enabled = (at: LogLevel) => order[at] <= order[level];
   return {

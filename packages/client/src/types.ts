@@ -3,23 +3,30 @@
  * `.d.ts` stands alone; `test/types.test-d.ts` proves each equals the contract schema it mirrors.
  */
 
+/** The kind of a release. */
 export type ReleaseType = 'single' | 'album' | 'ep' | 'compilation';
+/** Order of a release list: `-release_date` is newest first, `release_date` oldest first. */
 export type SortOrder = '-release_date' | 'release_date';
 
+/** A link from a release to a page about it. */
 export interface ReleaseLink {
   /** Where the link points, e.g. `youtube`, `niconico`, `vocadb`. */
   site: string;
+  /** Absolute URL of the page. */
   url: string;
 }
 
+/** A music release: every field is always present. */
 export interface Release {
   /** Stable, URL-safe identifier, prefixed `rel_`. */
   id: string;
+  /** Title as published. */
   title: string;
   /** Producer or circle credited. */
   artist: string;
   /** Calendar date, `YYYY-MM-DD`. */
   release_date: string;
+  /** Single, album, EP or compilation. */
   release_type: ReleaseType;
   /** Voice bank display names, e.g. `Hatsune Miku`. */
   vocaloid_banks: string[];
@@ -27,8 +34,11 @@ export interface Release {
   genres: string[];
   /** BCP 47 language tags. */
   languages: string[];
+  /** Number of tracks, at least 1. */
   track_count: number;
+  /** Cover art URL, or null when there is none. */
   cover_url: string | null;
+  /** Pages about the release. */
   links: ReleaseLink[];
   /** ISO 8601 UTC. */
   created_at: string;
@@ -36,63 +46,190 @@ export interface Release {
   updated_at: string;
 }
 
-/** Parameters of `client.releases.list()`, by their wire names. */
+/**
+ * Parameters of `client.releases.list()`, by their wire names. Filters are OR-ed within one filter and
+ * AND-ed across filters, all case-insensitively. `undefined` is the same as leaving a field out.
+ */
 export interface ReleaseListParams {
   /** Voice bank names; a release matches when it has any of them (case-insensitive). */
-  vocaloid_banks?: readonly string[];
+  vocaloid_banks?: readonly string[] | undefined;
   /** Genre names; any of them matches (case-insensitive). */
-  genres?: readonly string[];
+  genres?: readonly string[] | undefined;
   /** BCP 47 language tags; any of them matches (case-insensitive). */
-  languages?: readonly string[];
+  languages?: readonly string[] | undefined;
   /** Page size, 1 to 100. @default 20 */
-  limit?: number;
+  limit?: number | undefined;
   /** `-release_date` (newest first) or `release_date`. @default '-release_date' */
-  sort?: SortOrder;
+  sort?: SortOrder | undefined;
   /** Start after this cursor (a previous page's `nextCursor`). Iteration sets it for you. */
-  cursor?: string;
+  cursor?: string | undefined;
 }
 
+/** One filter value and how many releases have it. */
 export interface FacetValue {
+  /** The value, as `releases.list()` takes it: a voice bank name, a genre or a language tag. */
   value: string;
   /** Number of releases with this value. */
   count: number;
 }
 
+/** The filter values in the catalogue, most common first. */
 export interface Facets {
+  /** Voice banks and their release counts. */
   vocaloid_banks: FacetValue[];
+  /** Genres and their release counts. */
   genres: FacetValue[];
+  /** BCP 47 language tags and their release counts. */
   languages: FacetValue[];
+  /** When the server computed the counts (ISO 8601 UTC). */
   generated_at: string;
 }
 
-/** An entry of a validation problem's `errors`. */
+/** An entry of a validation problem's `errors`: what was wrong, and where. */
 export interface ProblemFieldError {
+  /** The query or path parameter at fault, e.g. `limit`. */
   parameter?: string;
+  /** The JSON pointer of the body field at fault, e.g. `/password`. */
   pointer?: string;
+  /** The request header at fault. */
   header?: string;
+  /** What is wrong with it, for people. */
   detail: string;
+  /** Members a newer server may add. */
   [extension: string]: unknown;
 }
 
 /** RFC 9457 problem details, as every error response of the API carries them. */
 export interface Problem {
+  /** URI of the problem kind, `{service}/problems/<kind>`: a page that explains it. */
   type: string;
+  /** Short summary of the kind, the same for every occurrence. */
   title: string;
+  /** The HTTP status. */
   status: number;
+  /** What went wrong this time, for people. */
   detail: string;
+  /** `urn:uuid:<request id>`: this occurrence. */
   instance?: string;
+  /** For validation problems: each parameter or field at fault. */
   errors?: ProblemFieldError[];
+  /** Members a newer server may add. */
   [extension: string]: unknown;
 }
 
 /** The wire shape of a release list response. */
 export interface ReleaseListResponse {
+  /** Always true on a 2xx. */
   success: true;
-  data: { releases: Release[]; pagination: string; generated_at: string };
+  /** The page: its releases, the next cursor (`''` on the last page) and when it was generated. */
+  data: {
+    /** The releases of the page. */
+    releases: Release[];
+    /** The next page's cursor, or `''` on the last page. */
+    pagination: string;
+    /** When the server generated the page (ISO 8601 UTC). */
+    generated_at: string;
+  };
 }
 
-/** What a response validator sees: which operation answered, and the parsed JSON body. */
-export type ValidatedOperation = 'releases.list' | 'releases.get' | 'facets.list' | 'health.check';
+/** A user account. */
+export interface User {
+  /** Stable identifier, prefixed `usr_`. */
+  id: string;
+  /** The email address, trimmed and lower-cased. */
+  email: string;
+  /** When the account was created (ISO 8601 UTC). */
+  created_at: string;
+}
+
+/** A session, as signing up or in returns it. */
+export interface Session {
+  /**
+   * The session token: the value of the session cookie, and what `Authorization: Bearer` takes. Pass it as
+   * `sessionToken` (or to `client.withSession()`) to act as this user from a server.
+   */
+  token: string;
+  /** When the session ends unless used: the earlier of the idle and the absolute expiry (ISO 8601 UTC). */
+  expires_at: string;
+}
+
+/** What `auth.signup()` and `auth.login()` resolve to. */
+export interface AuthResult {
+  /** The signed-in account. */
+  user: User;
+  /** The new session; in a browser the session cookie is set as well. */
+  session: Session;
+}
+
+/** What `auth.session()` resolves to: who is signed in, and until when. */
+export interface SessionInfo {
+  /** The signed-in account. */
+  user: User;
+  /** The session's expiry (its token is not repeated). */
+  session: {
+    /** When the session ends unless used (ISO 8601 UTC). */
+    expires_at: string;
+  };
+}
+
+/** Email and password, for `auth.signup()` and `auth.login()`. */
+export interface Credentials {
+  /** Trimmed and compared case-insensitively by the server. */
+  email: string;
+  /** 10 to 256 characters for a new account, and not the email address. */
+  password: string;
+}
+
+/** An API key as listed: never the key itself. */
+export interface ApiKey {
+  /** Stable identifier, prefixed `key_`: what `keys.revoke()` takes. */
+  id: string;
+  /** The name given at creation, 1 to 64 characters. */
+  name: string;
+  /** The first characters of the key, to recognise it: `rls_AbCd1234`. */
+  start: string;
+  /** When the key was created (ISO 8601 UTC). */
+  created_at: string;
+  /** When the key was last used (updated at most once a minute), or null when never. */
+  last_used_at: string | null;
+  /** When the key stops working, or null when it never expires. */
+  expires_at: string | null;
+  /** When the key was revoked, or null when it was not. */
+  revoked_at: string | null;
+}
+
+/** A newly created API key: the only time the key itself is shown. */
+export interface CreatedApiKey extends ApiKey {
+  /** The key (`rls_...`): store it now, it is never shown again. */
+  key: string;
+}
+
+/** What `keys.list()` resolves to. */
+export interface ApiKeyList {
+  /** Every key of the account, newest first, revoked and expired ones included. */
+  keys: ApiKey[];
+}
+
+/** Parameters of `keys.create()`. */
+export interface CreateApiKeyParams {
+  /** A name to recognise the key by, 1 to 64 characters. */
+  name: string;
+  /** Days until the key stops working, 1 to 365; leave it out for a key that never expires. */
+  expires_in_days?: number | undefined;
+}
+
+/** What a response validator sees: which operation answered (its body is checked against its schema). */
+export type ValidatedOperation =
+  | 'releases.list'
+  | 'releases.get'
+  | 'facets.list'
+  | 'health.check'
+  | 'auth.signup'
+  | 'auth.login'
+  | 'auth.session'
+  | 'keys.list'
+  | 'keys.create'
+  | 'keys.revoke';
 
 /**
  * Checks a response body against the contract; throws when it does not match. Pass the one from

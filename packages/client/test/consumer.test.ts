@@ -147,6 +147,151 @@ export { titles, wait };
   });
 });
 
+describe('one error family across entry points (issue 8 #5)', () => {
+  // Its own project: the tarball plus zod (the validation entry's optional peer), zod from this workspace.
+  let withZod: string;
+  beforeAll(async () => {
+    withZod = mkdtempSync(path.join(tmpdir(), 'releases-consumer-zod-'));
+    const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'))!;
+    writeFileSync(path.join(withZod, 'package.json'), JSON.stringify({ name: 'consumer-zod', private: true }));
+    const zod = path.dirname(require.resolve('zod/package.json'));
+    await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', path.join(project, tarball), zod],
+      { cwd: withZod },
+    );
+  });
+  afterAll(() => rmSync(withZod, { recursive: true, force: true }));
+
+  it.each([
+    [
+      'esm.mjs',
+      `import { ReleasesError, ResponseValidationError as FromMain } from '@releases/client';
+import { ResponseValidationError, validateResponses } from '@releases/client/validation';`,
+    ],
+    [
+      'cjs.cjs',
+      `const { ReleasesError, ResponseValidationError: FromMain } = require('@releases/client');
+const { ResponseValidationError, validateResponses } = require('@releases/client/validation');`,
+    ],
+  ])('%s: the validation error is a ReleasesError of the main entry', async (file, imports) => {
+    writeFileSync(
+      path.join(withZod, file),
+      `${imports}
+let error;
+try { validateResponses('health.check', 'NOT OK'); } catch (e) { error = e; }
+console.log(JSON.stringify({
+  family: error instanceof ReleasesError,
+  sameClass: ResponseValidationError === FromMain,
+  name: error && error.name,
+}));`,
+    );
+    const { stdout } = await run(process.execPath, [file], { cwd: withZod });
+    expect(JSON.parse(stdout)).toEqual({ family: true, sameClass: true, name: 'ResponseValidationError' });
+  });
+});
+
+describe('the README (issue 8 #10)', () => {
+  it('every ts block compiles against the packed package under strict, exactOptionalPropertyTypes', async () => {
+    const readme = readFileSync(path.join(packageRoot, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(blocks.length).toBeGreaterThan(0);
+    const files = blocks.map((block, index) => {
+      const file = `readme-${index + 1}.mts`;
+      writeFileSync(path.join(project, file), block);
+      return file;
+    });
+    writeFileSync(
+      path.join(project, 'tsconfig.readme.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom', 'dom.iterable'],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          noEmit: true,
+          // A Node project has @types/node; the stranger's project here borrows this package's copy.
+          typeRoots: [path.join(packageRoot, 'node_modules/@types')],
+          types: ['node'],
+        },
+        files,
+      }),
+    );
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.readme.json'], { cwd: project }).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('publishing (issue 8 #27)', () => {
+  const manifest = () =>
+    JSON.parse(readFileSync(path.join(project, 'node_modules/@releases/client/package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+
+  it('the packed manifest has what npm shows, and no workspace dependency', () => {
+    const packed = manifest();
+    expect(packed).toMatchObject({
+      name: '@releases/client',
+      license: 'MIT',
+      repository: { type: 'git', directory: 'packages/client' },
+      publishConfig: { access: 'public' },
+    });
+    expect((packed.repository as { url: string }).url).toMatch(/^git\+https:\/\//);
+    expect(packed.homepage).toMatch(/^https:\/\//);
+    expect((packed.bugs as { url: string }).url).toMatch(/^https:\/\//);
+    expect(packed.keywords).toEqual(expect.arrayContaining(['sdk', 'vocaloid']));
+    expect(JSON.stringify(packed)).not.toContain('workspace:');
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+      expect(Object.keys((packed[field] as Record<string, string> | undefined) ?? {})).not.toContain(
+        '@releases/contract',
+      );
+    }
+  });
+
+  it('pnpm publish --dry-run would publish the built package and nothing else', async () => {
+    const { stdout, stderr } = await run('pnpm', ['publish', '--dry-run', '--no-git-checks'], {
+      cwd: packageRoot,
+    });
+    const output = `${stdout}\n${stderr}`;
+    expect(output).toMatch(/\+ @releases\/client@\d+\.\d+\.\d+/);
+    const files = [...output.matchAll(/npm notice [\d.]+k?B (\S+)/g)].map((match) => match[1]!);
+    expect(files).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.cjs']));
+    expect(
+      files.filter(
+        (file) => !/^(dist\/|validation\/package\.json$|README\.md$|package\.json$|LICENSE$|CHANGELOG\.md$)/.test(file),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a root release script builds, tests and publishes the SDK alone, versioned by Changesets', () => {
+    const root = path.resolve(packageRoot, '../..');
+    const scripts = (
+      JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts.release).toMatch(
+      /^turbo run build test --filter=@releases\/client && pnpm --filter @releases\/client publish/,
+    );
+    // `changeset publish` would publish every public package, the bundled-in contract included.
+    expect(scripts.release).not.toMatch(/changeset publish/);
+    const config = JSON.parse(readFileSync(path.join(root, '.changeset/config.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(config).toMatchObject({ access: 'public', baseBranch: 'main' });
+    const changesets = readdirSync(path.join(root, '.changeset')).filter(
+      (name) => name.endsWith('.md') && name !== 'README.md',
+    );
+    const mentions = changesets.map((name) => readFileSync(path.join(root, '.changeset', name), 'utf8'));
+    expect(mentions.some((text) => /^---\n['"]@releases\/client['"]: (patch|minor|major)\n---/m.test(text))).toBe(true);
+  });
+});
+
 describe('package quality', () => {
   it('publint (strict) and are-the-types-wrong find no problem', async () => {
     // The CLIs as this package's scripts run them (neither exports its CLI module).

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse } from '../src/errors.js';
+import { problemKindNames, problemPathPrefix } from '@releases/contract/wire';
+import { errorFromResponse, problemTypePath } from '../src/errors.js';
 import {
   APIError,
   AuthenticationError,
   BadRequestError,
+  ConflictError,
   InternalServerError,
   NotFoundError,
   PermissionDeniedError,
@@ -26,6 +28,7 @@ describe('choosing the error class', () => {
     ['unauthorized', 401, AuthenticationError],
     ['forbidden', 403, PermissionDeniedError],
     ['not-found', 404, NotFoundError],
+    ['conflict', 409, ConflictError],
     ['rate-limited', 429, RateLimitError],
     ['internal-error', 500, InternalServerError],
     ['service-unavailable', 503, ServiceUnavailableError],
@@ -36,6 +39,14 @@ describe('choosing the error class', () => {
     expect(error.requestId).toBe('req-1');
   });
 
+  it('reads problem types where the contract puts them, and knows only the contract kinds', () => {
+    expect(problemTypePath).toBe(problemPathPrefix);
+    // An unknown kind (or a look-alike from Object.prototype) falls back to the status.
+    expect(errorFromResponse(400, headers(), problem('constructor', 400), '')).toBeInstanceOf(BadRequestError);
+    expect(errorFromResponse(418, headers(), problem('toString', 418), '').constructor).toBe(APIError);
+    expect(problemKindNames).toContain('conflict');
+  });
+
   it('goes by the problem type first, then by the status', () => {
     // A proxy rewrote the status, the body still says what happened.
     expect(errorFromResponse(503, headers(), problem('rate-limited', 429), '')).toBeInstanceOf(RateLimitError);
@@ -44,6 +55,7 @@ describe('choosing the error class', () => {
     const other = errorFromResponse(405, headers(), problem('method-not-allowed', 405), '');
     expect(other.constructor).toBe(APIError);
     expect(other.status).toBe(405);
+    expect(errorFromResponse(409, headers(), undefined, '')).toBeInstanceOf(ConflictError);
   });
 
   it('reads Retry-After as seconds or as a date', () => {

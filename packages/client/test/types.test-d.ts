@@ -1,10 +1,37 @@
-import type { FacetsResponseSchema, ProblemSchema, ReleaseListQuery, ReleaseSchema } from '@releases/contract';
+import type {
+  ApiKeyListResponseSchema,
+  ApiKeySchema,
+  AuthResponseSchema,
+  CreateApiKeySchema,
+  CreatedApiKeyResponseSchema,
+  CredentialsSchema,
+  FacetsResponseSchema,
+  LoginSchema,
+  ProblemSchema,
+  ReleaseListQuery,
+  ReleaseSchema,
+  SessionInfoResponseSchema,
+  SessionSchema,
+  UserSchema,
+} from '@releases/contract';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import {
   type APIError,
+  type ApiKey,
+  type ApiKeyList,
+  type AuthResult,
+  type ConflictError,
+  type CreateApiKeyParams,
+  type CreatedApiKey,
+  type Credentials,
   type RateLimitError,
   ReleasesClient,
+  type ReleasesError,
+  type ResponseValidationError,
+  type Session,
+  type SessionInfo,
+  type User,
   type Facets,
   type Problem,
   type Release,
@@ -29,6 +56,20 @@ describe('public types equal the contract', () => {
     expectTypeOf<Problem['detail']>().toEqualTypeOf<ContractProblem['detail']>();
   });
 
+  it('accounts and keys are the contract shapes (issue 7 #5)', () => {
+    expectTypeOf<User>().toEqualTypeOf<z.infer<typeof UserSchema>>();
+    expectTypeOf<Session>().toEqualTypeOf<z.infer<typeof SessionSchema>>();
+    expectTypeOf<AuthResult>().toEqualTypeOf<z.infer<typeof AuthResponseSchema>['data']>();
+    expectTypeOf<SessionInfo>().toEqualTypeOf<z.infer<typeof SessionInfoResponseSchema>['data']>();
+    expectTypeOf<ApiKey>().toEqualTypeOf<z.infer<typeof ApiKeySchema>>();
+    expectTypeOf<ApiKeyList>().toEqualTypeOf<z.infer<typeof ApiKeyListResponseSchema>['data']>();
+    expectTypeOf<CreatedApiKey>().toEqualTypeOf<z.infer<typeof CreatedApiKeyResponseSchema>['data']>();
+    // What callers send: the schemas' input side (before the server trims and lower-cases).
+    expectTypeOf<Credentials>().toEqualTypeOf<z.input<typeof CredentialsSchema>>();
+    expectTypeOf<Credentials>().toEqualTypeOf<z.input<typeof LoginSchema>>();
+    expectTypeOf<CreateApiKeyParams>().toEqualTypeOf<z.input<typeof CreateApiKeySchema>>();
+  });
+
   it('list parameters use the wire names of the contract query', () => {
     expectTypeOf<keyof ReleaseListParams>().toEqualTypeOf<keyof ReleaseListQuery>();
     expectTypeOf<NonNullable<ReleaseListParams['sort']>>().toEqualTypeOf<ReleaseListQuery['sort']>();
@@ -44,6 +85,28 @@ describe('the client surface', () => {
     expectTypeOf(client.facets.list()).resolves.toEqualTypeOf<Facets>();
     expectTypeOf(client.releases.list()).resolves.toEqualTypeOf<ReleasePage>();
     expectTypeOf(client.facets.list().withResponse()).resolves.toEqualTypeOf<WithResponse<Facets>>();
+  });
+
+  it('resolves auth and keys to their data', () => {
+    const me = client.withSession('token');
+    expectTypeOf(me).toEqualTypeOf<ReleasesClient>();
+    expectTypeOf(client.auth.signup({ email: 'a@b.c', password: 'x' })).resolves.toEqualTypeOf<AuthResult>();
+    expectTypeOf(client.auth.login({ email: 'a@b.c', password: 'x' })).resolves.toEqualTypeOf<AuthResult>();
+    expectTypeOf(me.auth.logout()).resolves.toEqualTypeOf<void>();
+    expectTypeOf(me.auth.session()).resolves.toEqualTypeOf<SessionInfo>();
+    expectTypeOf(me.keys.list()).resolves.toEqualTypeOf<ApiKeyList>();
+    expectTypeOf(me.keys.create({ name: 'ci' })).resolves.toEqualTypeOf<CreatedApiKey>();
+    expectTypeOf(me.keys.revoke('key_x')).resolves.toEqualTypeOf<ApiKey>();
+    // @ts-expect-error the key name is required
+    void me.keys.create({ expires_in_days: 3 });
+  });
+
+  it('APIPromise is a Promise: it can be returned where a Promise is declared (issue 8 #10)', () => {
+    const facets = (): Promise<Facets> => client.facets.list();
+    const page = (): Promise<ReleasePage> => client.releases.list();
+    expectTypeOf(facets).returns.toEqualTypeOf<Promise<Facets>>();
+    expectTypeOf(page).returns.toEqualTypeOf<Promise<ReleasePage>>();
+    expectTypeOf(client.facets.list()).toMatchTypeOf<Promise<Facets>>();
   });
 
   it('iterates releases and pages', () => {
@@ -62,6 +125,8 @@ describe('the client surface', () => {
 
   it('types errors', () => {
     expectTypeOf<RateLimitError>().toMatchTypeOf<APIError>();
+    expectTypeOf<ConflictError>().toMatchTypeOf<APIError>();
+    expectTypeOf<ResponseValidationError>().toMatchTypeOf<ReleasesError>();
     expectTypeOf<RateLimitError['retryAfterMs']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<APIError['problem']>().toEqualTypeOf<Problem | undefined>();
   });

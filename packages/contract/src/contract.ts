@@ -98,7 +98,7 @@ export const contract = c.router(
         description:
           'Answers the JSON string `"OK"` when the API key in `x-api-key` is valid and the database answers; 401 when the key is missing, malformed, unknown, revoked or expired; 503 when a dependency does not answer.',
         responses: { 200: z.literal('OK'), 401: problem, ...commonProblems },
-        metadata: metadata({ auth: 'api-key' }),
+        metadata: metadata({ auth: 'api-key', publicRead: true }),
       },
     },
     auth: {

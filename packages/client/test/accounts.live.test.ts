@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+  ReleasesClient,
+} from '../src/index.js';
+import { validateResponses } from '../src/validation.js';
+import { startLiveServer, type LiveServer } from './server-harness.js';
+
+/** The account and key journey through the SDK, against the real built server (issue 7 #5). */
+let server: LiveServer;
+beforeAll(async () => {
+  server = await startLiveServer();
+});
+afterAll(() => server.stop());
+
+const password = 'correct horse battery staple';
+const newEmail = () => `Someone.${randomUUID()}@Example.com`;
+
+describe('accounts and keys through the SDK', () => {
+  it('sign up, log in, create a key, use it, list, revoke, log out: the token is then refused', async () => {
+    const anonymous = new ReleasesClient({ baseUrl: server.baseUrl, validateResponses });
+    const email = newEmail();
+
+    const signedUp = await anonymous.auth.signup({ email, password });
+    expect(signedUp.user.email).toBe(email.toLowerCase());
+    expect(signedUp.user.id).toMatch(/^usr_/);
+    await expect(anonymous.auth.signup({ email, password })).rejects.toBeInstanceOf(ConflictError);
+
+    const { session } = await anonymous.auth.login({ email, password });
+    expect(session.token).not.toBe(signedUp.session.token); // a new session on every login
+    const me = anonymous.withSession(session.token);
+    expect((await me.auth.session()).user.id).toBe(signedUp.user.id);
+
+    const created = await me.keys.create({ name: 'laptop', expires_in_days: 30 });
+    expect(created.key).toMatch(/^rls_/);
+    expect(created.start).toBe(created.key.slice(0, created.start.length));
+    expect(created.expires_at).not.toBeNull();
+
+    const withKey = new ReleasesClient({ baseUrl: server.baseUrl, apiKey: created.key });
+    expect(await withKey.health.check()).toBe('OK');
+    expect((await withKey.releases.list({ limit: 2 })).releases).toHaveLength(2);
+
+    const { keys } = await me.keys.list();
+    expect(keys.map((key) => key.id)).toEqual([created.id]);
+    expect(keys[0]).not.toHaveProperty('key');
+
+    const revoked = await me.keys.revoke(created.id);
+    expect(revoked.revoked_at).not.toBeNull();
+    expect((await me.keys.revoke(created.id)).revoked_at).toBe(revoked.revoked_at);
+    // Revocation reaches every instance within 5 s (SPEC §4): a bounded wait, not a timing assertion.
+    await expect
+      .poll(() => withKey.health.check().catch((e: unknown) => e), { timeout: 7_000, interval: 250 })
+      .toBeInstanceOf(AuthenticationError);
+
+    expect(await me.auth.logout()).toBeUndefined();
+    await expect(me.auth.session()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(me.keys.list()).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it('a wrong password is an AuthenticationError; an invalid body a BadRequestError naming the field', async () => {
+    const client = new ReleasesClient({ baseUrl: server.baseUrl });
+    const email = newEmail();
+    await client.auth.signup({ email, password });
+    await expect(client.auth.login({ email, password: `${password}!` })).rejects.toBeInstanceOf(AuthenticationError);
+    const invalid = await client.auth.signup({ email: newEmail(), password: 'short' }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(BadRequestError);
+    expect((invalid as BadRequestError).errors.map((error) => error.pointer)).toEqual(['/password']);
+  });
+
+  it('keys are per account, and an API key cannot manage keys', async () => {
+    const client = new ReleasesClient({ baseUrl: server.baseUrl });
+    const alice = client.withSession((await client.auth.signup({ email: newEmail(), password })).session.token);
+    const bob = client.withSession((await client.auth.signup({ email: newEmail(), password })).session.token);
+    const key = await alice.keys.create({ name: 'alice' });
+    await expect(bob.keys.revoke(key.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await bob.keys.list()).keys).toEqual([]);
+    // The SDK sends no API key to a session route; sent by hand, the server refuses it.
+    const byKey = new ReleasesClient({ baseUrl: server.baseUrl, apiKey: key.key });
+    await expect(byKey.keys.list()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(byKey.keys.list({ headers: { 'x-api-key': key.key } })).rejects.toBeInstanceOf(PermissionDeniedError);
+  });
+});
