@@ -52,7 +52,7 @@ export function SiteHeader() {
             </li>
           </ul>
         </nav>
-        <div className="account" aria-live="off">
+        <div className="account">
           {state.status === 'signed-in' && (
             <>
               <span className="account-email" title={state.user.email}>

@@ -60,10 +60,12 @@ export function AuthPage({ mode }: { mode: AuthMode }) {
   const [error, setError] = useState<string | undefined>();
   const [fields, setFields] = useState<Record<string, string>>({});
 
+  // Once signed in (now, or already when the page opened), on to where the user was going: read at that
+  // moment, once, so the navigation itself cannot retrigger it.
   const signedIn = session.state.status === 'signed-in';
   useEffect(() => {
-    if (signedIn) navigate(next, { replace: true });
-  }, [signedIn, next]);
+    if (signedIn) navigate(safeReturnPath(new URLSearchParams(window.location.search).get('next')), { replace: true });
+  }, [signedIn]);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
