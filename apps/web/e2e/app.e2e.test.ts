@@ -14,7 +14,7 @@ import { startServer, type ServerProcess } from './server-process.js';
 
 const desktop = { width: 1280, height: 900 };
 const phone = { width: 360, height: 780 };
-const email = `e2e.${Date.now()}@example.com`;
+const email = 'mia@example.com'; // a fresh database each run
 const password = 'a long enough password';
 
 let server: ServerProcess;
@@ -292,14 +292,14 @@ describe('the web app in Chromium', () => {
     expect(await health.json()).toBe('OK');
 
     await expectAccessible('keys, new key shown');
-    await screenshot(page, 'keys-desktop');
+    await screenshot(page, 'keys-desktop', { fullPage: true });
     const small = await context.newPage();
     await small.setViewportSize(phone);
     await small.goto(url('/settings/keys'));
     await small.getByRole('heading', { name: 'e2e laptop' }).waitFor();
     expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
     await expectAccessible('keys at 360 px', small);
-    await screenshot(small, 'keys-360');
+    await screenshot(small, 'keys-360', { fullPage: true });
     await small.close();
   });
 

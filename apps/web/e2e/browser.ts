@@ -35,9 +35,9 @@ export const resultsDir = path.join(webRoot, 'test-results');
 /** The committed set shown in the README, rewritten only when asked (UPDATE_SCREENSHOTS=1). */
 export const docsScreenshotsDir = path.resolve(webRoot, '..', '..', 'docs', 'screenshots');
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(path.join(resultsDir, 'screenshots'), { recursive: true });
-  await page.screenshot({ path: path.join(resultsDir, 'screenshots', `${name}.png`) });
+  await page.screenshot({ path: path.join(resultsDir, 'screenshots', `${name}.png`), ...options });
 }
 
 export interface AxeViolation {
