@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
-import { webAppMessages } from '../src/http/web-app.js';
+import { webAppMessages, webAppRoutes } from '../src/http/web-app.js';
 import { createLogger } from '../src/logger.js';
 import { openServices, type Services } from '../src/services.js';
 import { expectProblem } from './harness.js';
@@ -82,16 +82,19 @@ describe('the web app, served by the server', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it('answers client routes with index.html, for browsers and for clients that accept anything', async () => {
+  it("answers the app's routes with index.html, and any page a browser navigates to", async () => {
     for (const route of ['/signin', '/signup', '/settings/keys', '/settings/keys/', '/some/unknown/page']) {
       const response = await fetch(`${built.url}${route}`, html);
       expect(response.status, route).toBe(200);
       expect(response.headers.get('cache-control'), route).toBe('no-cache');
       expect(await response.text(), route).toBe(indexHtml);
     }
-    const anything = await fetch(`${built.url}/signin`);
-    expect(anything.status).toBe(200);
-    expect(await anything.text()).toBe(indexHtml);
+    // The app's own routes, for any client (curl, fetch: Accept */*).
+    for (const route of webAppRoutes) {
+      const anything = await fetch(`${built.url}${route}`);
+      expect(anything.status, route).toBe(200);
+      expect(await anything.text(), route).toBe(indexHtml);
+    }
     const head = await fetch(`${built.url}/settings/keys`, { ...html, method: 'HEAD' });
     expect(head.status).toBe(200);
   });
@@ -117,6 +120,8 @@ describe('the web app, served by the server', () => {
       'not-found',
       404,
     );
+    // A script fetching a page that does not exist is told so, not handed the app.
+    await expectProblem(await fetch(`${built.url}/nothing/here`), 'not-found', 404);
     const post = await fetch(`${built.url}/signin`, { ...html, method: 'POST' });
     expect(post.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });

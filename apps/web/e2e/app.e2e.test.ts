@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Facets } from '../src/api.js';
+import { routes } from '../src/routes.js';
 import { docsScreenshotsDir, launchChromium, resultsDir, runAxe, screenshot, type AxeViolation } from './browser.js';
 import { startServer, type ServerProcess } from './server-process.js';
 
@@ -108,6 +109,12 @@ describe('the web app in Chromium', () => {
       expect(response.status, route).toBe(200);
       expect(response.headers.get('cache-control'), route).toBe('no-cache');
       expect(response.headers.get('content-security-policy'), route).toContain("script-src 'self'");
+    }
+    // Every page of the app, for any client (fetch sends Accept: */*), not only for browsers.
+    for (const route of Object.values(routes)) {
+      const response = await fetch(url(route));
+      expect(response.status, route).toBe(200);
+      expect(response.headers.get('content-type'), route).toMatch(/^text\/html/);
     }
     const shell = await (await fetch(url('/'))).text();
     const scripts = [...shell.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]!);

@@ -5,17 +5,18 @@ import { KeysPage } from './pages/keys-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { ReleasesPage } from './pages/releases-page.js';
 import { useLocation } from './router.js';
+import { routes } from './routes.js';
 
 /** The routes of SPEC §9. The server answers each of them with this app's `index.html`. */
 function page(pathname: string) {
   switch (pathname) {
-    case '/':
+    case routes.releases:
       return <ReleasesPage />;
-    case '/signin':
+    case routes.signIn:
       return <AuthPage key="signin" mode="signin" />;
-    case '/signup':
+    case routes.signUp:
       return <AuthPage key="signup" mode="signup" />;
-    case '/settings/keys':
+    case routes.keys:
       return <KeysPage />;
     default:
       return <NotFoundPage />;

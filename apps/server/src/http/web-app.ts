@@ -11,6 +11,18 @@ export const webAppRoot = path.resolve(serverRoot, '..', 'web', 'dist');
 /** The first path segment of everything the server answers itself (`api`, `docs`, `problems`, `livez`, `readyz`). */
 const serverSegments = new Set(Object.values(apiPaths).map((route) => route.split('/')[1]));
 
+/**
+ * The web app's own pages (apps/web/src/routes.ts; its browser test checks that each is served here). They
+ * get the app for any client; other paths only for a browser navigating (one that asks for `text/html`), so a
+ * script that fetches a path that does not exist still gets a problem, not a page.
+ */
+export const webAppRoutes = new Set(['/', '/signin', '/signup', '/settings/keys']);
+
+/** A browser navigating names `text/html` (or XHTML) in `Accept`; a bare wildcard is not asking for a page. */
+function asksForPage(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(accept);
+}
+
 export const webAppMessages = {
   notBuilt:
     'The web app is not built yet. Run `pnpm build` (or `pnpm start`, which builds everything) and reload. The API is at /api/v1 and its reference at /docs.',
@@ -21,8 +33,8 @@ export const webAppMessages = {
  * - `/assets/*` are content-hashed by Vite, so they are cached for a year and never revalidated;
  * - other files of the folder (the favicon) and `index.html` are revalidated on every use (`no-cache`), so a new
  *   deployment is picked up at once;
- * - any other GET that accepts HTML and names no file is a client-side route (`/signin`, `/settings/keys`):
- *   it gets `index.html` and the app's router takes over.
+ * - the app's routes (`/signin`, `/settings/keys`), and any other path a browser navigates to that names no
+ *   file, get `index.html` and the app's router takes over (it shows its own "not found" page).
  * Paths the server owns (`/api`, `/docs`, `/problems`, the probes) never fall back, so an unknown `/api/...`
  * stays a problem+json 404; so does a missing file, rather than HTML served as a script.
  */
@@ -47,6 +59,8 @@ export function webApp(root: string = webAppRoot): Router {
     if (serverSegments.has(req.path.split('/')[1])) return next();
     if (/\.[^/]*$/.test(req.path)) return next();
     if (!req.accepts('html')) return next();
+    const route = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
+    if (!webAppRoutes.has(route) && !asksForPage(req.headers.accept)) return next();
     res.sendFile(index, { cacheControl: false, headers: { 'cache-control': 'no-cache' } }, (error?: Error) => {
       if (!error || res.headersSent) return;
       const missing = (error as { status?: number }).status === 404;

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { errorMessage } from '../api.js';
 import { Link, navigate, useLocation } from '../router.js';
+import { routes } from '../routes.js';
 import { useSession } from '../session.js';
 
 function NavLink({ to, children }: { to: string; children: string }) {
@@ -21,7 +22,7 @@ export function SiteHeader() {
     try {
       await session.signOut();
       setMessage('You are signed out.');
-      navigate('/');
+      navigate(routes.releases);
     } catch (caught) {
       setMessage(`Signing out failed: ${errorMessage(caught)}`);
     }
@@ -33,7 +34,7 @@ export function SiteHeader() {
         Skip to content
       </a>
       <div className="site-header-inner">
-        <Link to="/" className="brand">
+        <Link to={routes.releases} className="brand">
           <span aria-hidden="true" className="brand-mark">
             ♪
           </span>
@@ -42,10 +43,10 @@ export function SiteHeader() {
         <nav aria-label="Main">
           <ul>
             <li>
-              <NavLink to="/">Releases</NavLink>
+              <NavLink to={routes.releases}>Releases</NavLink>
             </li>
             <li>
-              <NavLink to="/settings/keys">API keys</NavLink>
+              <NavLink to={routes.keys}>API keys</NavLink>
             </li>
             <li>
               <a href="/docs">API reference</a>
@@ -65,8 +66,8 @@ export function SiteHeader() {
           )}
           {(state.status === 'signed-out' || state.status === 'unknown') && (
             <>
-              <NavLink to="/signin">Sign in</NavLink>
-              <Link to="/signup" className="button-link">
+              <NavLink to={routes.signIn}>Sign in</NavLink>
+              <Link to={routes.signUp} className="button-link">
                 Sign up
               </Link>
             </>

@@ -3,13 +3,14 @@ import { useEffect, useId, useState, type FormEvent, type InputHTMLAttributes } 
 import { errorMessage, fieldErrors } from '../api.js';
 import { usePageTitle } from '../page-title.js';
 import { Link, navigate, safeReturnPath, useLocation } from '../router.js';
+import { routes } from '../routes.js';
 import { useSession } from '../session.js';
 
 export type AuthMode = 'signin' | 'signup';
 
 const texts = {
-  signin: { title: 'Sign in', button: 'Sign in', busy: 'Signing in…', other: 'signup' },
-  signup: { title: 'Create an account', button: 'Sign up', busy: 'Creating your account…', other: 'signin' },
+  signin: { title: 'Sign in', button: 'Sign in', busy: 'Signing in…', other: 'signUp' },
+  signup: { title: 'Create an account', button: 'Sign up', busy: 'Creating your account…', other: 'signIn' },
 } as const;
 
 interface FieldProps {
@@ -82,7 +83,7 @@ export function AuthPage({ mode }: { mode: AuthMode }) {
     }
   };
 
-  const otherLink = `/${text.other}${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}`;
+  const otherLink = `${routes[text.other]}${next === routes.releases ? '' : `?next=${encodeURIComponent(next)}`}`;
   return (
     <div className="narrow-page">
       <h1 tabIndex={-1}>{text.title}</h1>

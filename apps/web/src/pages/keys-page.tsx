@@ -6,6 +6,7 @@ import { KeyList } from '../components/key-list.js';
 import { NewKey } from '../components/new-key.js';
 import { usePageTitle } from '../page-title.js';
 import { navigate } from '../router.js';
+import { routes } from '../routes.js';
 import { useSession } from '../session.js';
 import { Field } from './auth-page.js';
 
@@ -172,7 +173,7 @@ export function KeysPage() {
   useEffect(() => {
     if (!signedOut) return;
     const here = `${window.location.pathname}${window.location.search}`;
-    navigate(`/signin?next=${encodeURIComponent(here)}`, { replace: true });
+    navigate(`${routes.signIn}?next=${encodeURIComponent(here)}`, { replace: true });
   }, [signedOut]);
 
   return (

@@ -16,6 +16,7 @@ import {
   type ReleaseQuery,
 } from '../release-query.js';
 import { navigate, useLocation } from '../router.js';
+import { routes } from '../routes.js';
 
 const sortLabels: Record<SortOrder, string> = { '-release_date': 'Newest first', release_date: 'Oldest first' };
 
@@ -135,7 +136,7 @@ export function ReleasesPage() {
   const id = useId();
 
   // Every change of filters or sort is a new history entry: Back undoes it.
-  const show = (next: ReleaseQuery) => navigate(`/${formatReleaseQuery(next)}`);
+  const show = (next: ReleaseQuery) => navigate(`${routes.releases}${formatReleaseQuery(next)}`);
 
   const { shown, loading } = list;
   const releases = shown?.releases ?? [];
