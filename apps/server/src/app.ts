@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): Express {
     sessions: deps.sessions,
     ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
   });
-  const openApiDocument = buildOpenApiDocument(config.publicUrl, version);
+  const openApiDocument = buildOpenApiDocument(config, version);
   const server = initServer();
   createExpressEndpoints(
     contract,
