@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ZodError, type ZodIssue } from 'zod';
+import { requestInstance } from './http/request-id.js';
 import { StorageUnavailableError } from './storage/errors.js';
 
 export interface ProblemOptions {
@@ -197,7 +198,7 @@ export function problemBody(problem: HttpProblem, context: ProblemWriterContext)
     status: problem.status,
     detail: problem.detail,
   };
-  if (context.requestId) body.instance = `urn:uuid:${context.requestId}`;
+  if (context.requestId) body.instance = requestInstance(context.requestId);
   if (problem.errors) body.errors = problem.errors;
   return body;
 }
