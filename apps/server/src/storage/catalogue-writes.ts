@@ -1,5 +1,6 @@
 import type { ParsedReleaseInput, Release } from '@releases/contract';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { canonicalLanguageTag } from '../catalogue/language-tags.js';
 import type { CatalogueCache } from './catalogue-reads.js';
 import type { CatalogueWrites, UpsertResult } from './interface.js';
 import { guarded, type Backend } from './backend.js';
@@ -30,11 +31,6 @@ export function releaseDocument(release: ParsedReleaseInput, createdAt: string, 
   return JSON.stringify(record);
 }
 
-/** The display spelling of a language tag (`zh-hans` → `zh-Hans`). Input was validated already. */
-function canonicalLanguage(tag: string): string {
-  return Intl.getCanonicalLocales(tag)[0] ?? tag;
-}
-
 interface TagRow {
   kind: number;
   value_key: string;
@@ -59,7 +55,7 @@ function tagsOf(release: ParsedReleaseInput): TagRow[] {
 
 /** Normalizes what is stored: canonical language tags, so the document and the index agree. */
 function normalizeRelease(release: ParsedReleaseInput): ParsedReleaseInput {
-  return { ...release, languages: release.languages.map(canonicalLanguage) };
+  return { ...release, languages: release.languages.map(canonicalLanguageTag) };
 }
 
 export class KyselyCatalogueWrites implements CatalogueWrites {
