@@ -33,6 +33,7 @@ const EnvironmentSchema = z.object({
       message: 'must be file:<path>, file::memory: or postgres://...',
     })
     .default(`file:${path.join(serverRoot, 'data', 'releases.db')}`),
+  DATABASE_STATEMENT_TIMEOUT: duration.default('5s'),
   REDIS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RELEASES_AUTH: z.enum(['optional', 'required']).default('optional'),
@@ -76,6 +77,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     host: env.HOST,
     publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
     databaseUrl: env.DATABASE_URL,
+    databaseStatementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT,
     redisUrl: env.REDIS_URL,
     logLevel: env.LOG_LEVEL,
     authMode: env.RELEASES_AUTH,

@@ -33,7 +33,7 @@ export interface TestServerOptions {
   /** Releases to load before the server starts; the sample catalogue by default. */
   releases?: ParsedReleaseInput[] | 'none';
   clock?: Clock;
-  /** Wraps the real storage, to inject faults. */
+  /** Wraps the real storage, to inject faults or count calls; everything (the key manager too) uses the wrapper. */
   wrapStorage?: (storage: Storage) => Storage;
   /** A shared rate-limit store (Redis) instead of the in-memory one. */
   rateLimitStore?: Store;
@@ -87,13 +87,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const logger = createLogger('silent');
   const clock = options.clock ?? systemClock;
-  const services = await openServices(config, logger, { clock, usageFlushIntervalMs: 50 });
+  const services = await openServices(config, logger, {
+    clock,
+    usageFlushIntervalMs: 50,
+    ...(options.wrapStorage ? { wrapStorage: options.wrapStorage } : {}),
+  });
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.catalogueWrites.upsertReleases(releases, new Date(clock.now()));
-  const storage = options.wrapStorage ? options.wrapStorage(services.storage) : services.storage;
   const app = createApp({
     ...services,
-    storage,
     logger,
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
   });

@@ -18,11 +18,10 @@ export class KyselySecretStore implements SecretStore {
         .values({ name, value: randomBytes(32).toString('base64url') })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
-      const row = await db
-        .selectFrom('server_secrets')
-        .select('value')
-        .where('name', '=', name)
-        .executeTakeFirstOrThrow();
+      const [row] = await this.backend.read(
+        db.selectFrom('server_secrets').select('value').where('name', '=', name).compile(),
+      );
+      if (!row) throw new Error(`the server secret ${name} was not stored`);
       this.secrets.set(name, row.value);
       return row.value;
     });
