@@ -66,6 +66,7 @@ const EnvironmentSchema = z.object({
     }),
   CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SHUTDOWN_TIMEOUT: duration.default('10s'),
+  REQUEST_TIMEOUT: duration.default('30s').refine((ms) => ms > 0, 'must be more than 0'),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -96,6 +97,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     trustProxy: env.TRUST_PROXY,
     cursorSecret: env.CURSOR_SECRET,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
+    requestTimeoutMs: env.REQUEST_TIMEOUT,
   };
 }
 

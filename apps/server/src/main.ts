@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -31,15 +31,24 @@ async function main(): Promise<void> {
     isShuttingDown: () => shuttingDown,
     ...(sharedLimits ? { rateLimitStore: sharedLimits.store } : {}),
   });
-  const server: Server = app.listen(config.port, config.host);
+  const server: Server = createServer(
+    {
+      // A client has REQUEST_TIMEOUT to send its headers and body (a 408 problem otherwise: slow loris), checked
+      // every second rather than Node's default 30 s, so the bound holds within a second.
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+    },
+    app,
+  );
+  // Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle connections.
+  server.keepAliveTimeout = 65_000;
   answerClientErrors(server, config.publicUrl);
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
   logger.info({ url: config.publicUrl, port: config.port, database: config.databaseUrl.split(':')[0] }, 'listening');
 
   const shutdown = (signal: string) => {
