@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { ParsedReleaseInput, Problem } from '@releases/contract';
 import { ProblemSchema } from '@releases/contract';
 import type { Store } from 'express-rate-limit';
+import type { Logger } from 'pino';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -37,6 +38,8 @@ export interface TestServerOptions {
   wrapStorage?: (storage: Storage) => Storage;
   /** A shared rate-limit store (Redis) instead of the in-memory one. */
   rateLimitStore?: Store;
+  /** Where the server logs (silent by default); tests that assert on logs pass their own. */
+  logger?: Logger;
   /** SQLite (default) or the PostgreSQL server named by TEST_DATABASE_URL, in a schema of its own. */
   database?: 'sqlite' | 'postgres';
 }
@@ -85,7 +88,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rateLimits: { windowMs: 60_000, anonymous: 100_000, apiKey: 100_000, session: 100_000, auth: 100_000 },
     ...options.config,
   });
-  const logger = createLogger('silent');
+  const logger = options.logger ?? createLogger('silent');
   const clock = options.clock ?? systemClock;
   const services = await openServices(config, logger, {
     clock,

@@ -6,6 +6,7 @@ import type { PresentedCredential } from '../auth/credentials.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
+import { RateLimitStoreUnavailableError } from './rate-limit-store.js';
 import { requestContext } from './request-context.js';
 
 /** The quota a request is counted against (its name is the policy in the `RateLimit` headers). */
@@ -40,9 +41,13 @@ function rateLimitedProblem(req: Request, property: string, windowMs: number, de
 }
 
 function limiterLogger(logger: Logger) {
-  // The limiter's own warnings and store errors go to our structured log, not the console.
+  // The limiter's own warnings and store errors go to our structured log, not the console. A shared store
+  // that is unavailable has said so already (once a minute at most), not once per request.
   return {
-    error: (...args: unknown[]) => logger.error({ detail: args.map(String) }, 'rate limiter error'),
+    error: (...args: unknown[]) => {
+      if (args[0] instanceof RateLimitStoreUnavailableError) return;
+      logger.error({ detail: args.map(String) }, 'rate limiter error');
+    },
     warn: (...args: unknown[]) => logger.warn({ detail: args.map(String) }, 'rate limiter warning'),
   };
 }
@@ -67,7 +72,7 @@ export function callerRateLimit(config: Config, logger: Logger, store?: Store): 
     identifier: (req) => bucketOf(req),
     limit: (req) => limits[bucketOf(req)],
     keyGenerator: (req) => partitionOf(req, bucketOf(req)),
-    // With a shared store (Redis), an outage lets requests through instead of failing them; it is logged.
+    // With a shared store (Redis), an outage lets requests through instead of failing them (SPEC §4).
     ...(store ? { store, passOnStoreError: true } : {}),
     handler: (req, _res, next) =>
       next(rateLimitedProblem(req, 'rateLimit', config.rateLimits.windowMs, 'Too many requests.')),
