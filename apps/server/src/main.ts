@@ -7,6 +7,9 @@ import { answerClientErrors } from './problems.js';
 import { openRedisRateLimitStore } from './http/rate-limit-store.js';
 import { openServices, warmUp } from './services.js';
 
+/** After SHUTDOWN_TIMEOUT has closed the connections, how long closing the database and Redis may take. */
+const shutdownGraceMs = 1_000;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -61,6 +64,17 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Closing the pools waits for their connections, and a hung database never gives one back: whatever is
+    // still open a moment after the timeout is left behind, so that shutdown always ends.
+    const abandon = setTimeout(() => {
+      logger.error(
+        { timeoutMs: config.shutdownTimeoutMs },
+        'shutdown timed out: exiting with work unfinished (the database or Redis did not let go)',
+      );
+      logger.flush();
+      process.exit(1);
+    }, config.shutdownTimeoutMs + shutdownGraceMs);
+    abandon.unref();
     server.close(() => {
       void (async () => {
         await services.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));

@@ -48,7 +48,7 @@ export interface TestServerOptions {
 export const testPostgresUrl = process.env.TEST_DATABASE_URL;
 
 /** A fresh schema on the test PostgreSQL server; returns its connection URL and a function that drops it. */
-async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!testPostgresUrl) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testPostgresUrl });

@@ -67,6 +67,7 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
   upsertReleases(releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult> {
     return guarded(this.backend, () =>
       this.backend.db.transaction().execute(async (trx) => {
+        await this.takeWriteTurn(trx);
         const stamp = now.toISOString();
         const normalized = releases.map(normalizeRelease);
         const existing = new Map<string, string>();
@@ -109,6 +110,7 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
   ): Promise<number> {
     return guarded(this.backend, () =>
       this.backend.db.transaction().execute(async (trx) => {
+        await this.takeWriteTurn(trx);
         const stamp = now.toISOString();
         let done = 0;
         let batch: ParsedReleaseInput[] = [];
@@ -130,6 +132,21 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
         await this.bumpCatalogueVersion(trx, stamp);
         return done;
       }),
+    );
+  }
+
+  /**
+   * Catalogue writes take turns. Facet counts are recounted from `release_tags` inside each write; under
+   * PostgreSQL's READ COMMITTED, a recount that waited for another import's row lock would still count from
+   * its own older snapshot and overwrite the other's total (two imports of 40 and 30 releases left a count of
+   * 41 instead of 71). A transaction-scoped advisory lock, per schema, makes the second import start after
+   * the first commits, every statement of it then seeing the first's rows. SQLite has one writer at a time
+   * already (a write that started from a stale snapshot fails busy and is tried again whole).
+   */
+  private async takeWriteTurn(trx: Executor): Promise<void> {
+    if (this.backend.dialect !== 'postgres') return;
+    await sql`select pg_advisory_xact_lock(hashtextextended('releases:catalogue-writes:' || current_schema(), 0))`.execute(
+      trx,
     );
   }
 
