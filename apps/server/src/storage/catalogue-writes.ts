@@ -68,39 +68,56 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
     return guarded(this.backend, () =>
       this.backend.db.transaction().execute(async (trx) => {
         await this.takeWriteTurn(trx);
-        const stamp = now.toISOString();
-        const normalized = releases.map(normalizeRelease);
-        const existing = new Map<string, string>();
-        for (let i = 0; i < normalized.length; i += insertBatchSize) {
-          const ids = normalized.slice(i, i + insertBatchSize).map((release) => release.id);
-          const rows = await trx.selectFrom('releases').select(['id', 'created_at']).where('id', 'in', ids).execute();
-          for (const row of rows) existing.set(row.id, row.created_at);
-        }
-        const touchedKeys = new Map<string, { kind: number; value_key: string }>();
-        if (existing.size > 0) {
-          const ids = [...existing.keys()];
-          for (let i = 0; i < ids.length; i += insertBatchSize) {
-            const batch = ids.slice(i, i + insertBatchSize);
-            const oldTags = await trx
-              .selectFrom('release_tags')
-              .select(['kind', 'value_key'])
-              .where('release_id', 'in', batch)
-              .execute();
-            for (const tag of oldTags) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
-            await trx.deleteFrom('release_tags').where('release_id', 'in', batch).execute();
-            await trx.deleteFrom('releases').where('id', 'in', batch).execute();
-          }
-        }
-        // Later rows with the same id win, as an upsert of a file read top to bottom should.
-        const latest = new Map(normalized.map((release) => [release.id, release]));
-        const written = await this.insertReleases(trx, [...latest.values()], stamp, (id) => existing.get(id) ?? stamp);
-        for (const tag of written) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
-        await this.recountFacets(trx, [...touchedKeys.values()]);
-        await this.bumpCatalogueVersion(trx, stamp);
-        const updated = [...latest.keys()].filter((id) => existing.has(id)).length;
-        return { inserted: latest.size - updated, updated };
+        return this.upsertIn(trx, releases, now);
       }),
     );
+  }
+
+  seedIfEmpty(releases: ParsedReleaseInput[], now: Date): Promise<boolean> {
+    return guarded(this.backend, () =>
+      this.backend.db.transaction().execute(async (trx) => {
+        // In its turn, so a concurrent seeder (another instance starting) has either committed, and is seen
+        // here, or waits for this one and then sees it.
+        await this.takeWriteTurn(trx);
+        if (await trx.selectFrom('releases').select('id').limit(1).executeTakeFirst()) return false;
+        await this.upsertIn(trx, releases, now);
+        return true;
+      }),
+    );
+  }
+
+  private async upsertIn(trx: Executor, releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult> {
+    const stamp = now.toISOString();
+    const normalized = releases.map(normalizeRelease);
+    const existing = new Map<string, string>();
+    for (let i = 0; i < normalized.length; i += insertBatchSize) {
+      const ids = normalized.slice(i, i + insertBatchSize).map((release) => release.id);
+      const rows = await trx.selectFrom('releases').select(['id', 'created_at']).where('id', 'in', ids).execute();
+      for (const row of rows) existing.set(row.id, row.created_at);
+    }
+    const touchedKeys = new Map<string, { kind: number; value_key: string }>();
+    if (existing.size > 0) {
+      const ids = [...existing.keys()];
+      for (let i = 0; i < ids.length; i += insertBatchSize) {
+        const batch = ids.slice(i, i + insertBatchSize);
+        const oldTags = await trx
+          .selectFrom('release_tags')
+          .select(['kind', 'value_key'])
+          .where('release_id', 'in', batch)
+          .execute();
+        for (const tag of oldTags) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
+        await trx.deleteFrom('release_tags').where('release_id', 'in', batch).execute();
+        await trx.deleteFrom('releases').where('id', 'in', batch).execute();
+      }
+    }
+    // Later rows with the same id win, as an upsert of a file read top to bottom should.
+    const latest = new Map(normalized.map((release) => [release.id, release]));
+    const written = await this.insertReleases(trx, [...latest.values()], stamp, (id) => existing.get(id) ?? stamp);
+    for (const tag of written) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
+    await this.recountFacets(trx, [...touchedKeys.values()]);
+    await this.bumpCatalogueVersion(trx, stamp);
+    const updated = [...latest.keys()].filter((id) => existing.has(id)).length;
+    return { inserted: latest.size - updated, updated };
   }
 
   loadReleases(
