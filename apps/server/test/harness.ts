@@ -139,7 +139,9 @@ export async function expectProblem(response: Response, kind: string, status: nu
   expect(body.detail.length).toBeGreaterThan(0);
   // SPEC §3.4: `urn:uuid:<id>` for a UUID request id (every generated one), `urn:request:<id>` otherwise.
   const id = response.headers.get('x-request-id') ?? '';
-  expect(body.instance).toBe(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(id) ? `urn:uuid:${id}` : `urn:request:${id}`);
+  expect(body.instance).toBe(
+    /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(id) ? `urn:uuid:${id}` : `urn:request:${id}`,
+  );
   return body;
 }
 

@@ -59,7 +59,9 @@ describe('language filters match every spelling of a tag', () => {
   });
 
   it('a cursor made with one spelling is good with another', async () => {
-    const first = ReleaseListResponseSchema.parse(await (await server.get('/api/v1/release?limit=1&languages=iw')).json());
+    const first = ReleaseListResponseSchema.parse(
+      await (await server.get('/api/v1/release?limit=1&languages=iw')).json(),
+    );
     const cursor = encodeURIComponent(first.data.pagination);
     const second = await server.get(`/api/v1/release?limit=1&languages=he&cursor=${cursor}`);
     expect(second.status).toBe(200);

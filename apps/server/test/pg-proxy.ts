@@ -21,10 +21,10 @@ export class PausableProxy {
   static async start(targetUrl: string): Promise<PausableProxy> {
     const url = new URL(targetUrl);
     const target = { host: url.hostname || '127.0.0.1', port: Number(url.port || 5432) };
-    let proxy: PausableProxy | undefined;
-    const server = createServer((client) => proxy!.accept(client));
+    const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new PausableProxy(target, (server.address() as { port: number }).port, server);
+    const proxy = new PausableProxy(target, (server.address() as { port: number }).port, server);
+    server.on('connection', (client) => proxy.accept(client));
     return proxy;
   }
 

@@ -43,7 +43,7 @@ async function startRedis(port?: number): Promise<OwnRedis> {
   let out = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('Ready to accept connections')) {
         clearTimeout(timer);
@@ -111,7 +111,12 @@ async function serverWithSharedLimits(
 ): Promise<{ server: TestServer; shared: SharedRateLimitStore }> {
   const shared = await bounded(openRedisRateLimitStore(redisUrl, logger), 'opening the Redis store');
   opened.push(shared);
-  const server = await startTestServer({ releases: 'none', config: { rateLimits: limits }, rateLimitStore: shared.store, logger });
+  const server = await startTestServer({
+    releases: 'none',
+    config: { rateLimits: limits },
+    rateLimitStore: shared.store,
+    logger,
+  });
   opened.push(server);
   return { server, shared };
 }

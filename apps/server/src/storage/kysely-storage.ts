@@ -50,7 +50,7 @@ export class KyselyStorage implements Storage {
     await guarded(this.backend, async () => {
       const { error, results } = await migrator.migrateToLatest();
       if (error === undefined) return;
-      if (this.backend.isBusy(error)) throw error;
+      if (error instanceof Error && this.backend.isBusy(error)) throw error;
       const failed = results?.find((result) => result.status === 'Error');
       throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
     });

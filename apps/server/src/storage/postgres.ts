@@ -83,7 +83,8 @@ function poolDroppingHungClients(pool: pg.Pool): PostgresPool {
         sqlOrCursor: string | PostgresCursor<R>,
         parameters?: ReadonlyArray<unknown>,
       ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-        if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as never) as PostgresCursor<R>;
+        // Kysely asks for a cursor only when the dialect is given a cursor class, which this one is not.
+        if (typeof sqlOrCursor !== 'string') throw new Error('streaming queries are not used by this service');
         // Behind a hung query nothing else on this connection can run (Kysely's ROLLBACK would wait too).
         if (hung) return Promise.reject(hung);
         // pg's result is Kysely's shape with a wider `command` type; Kysely's own pg driver relies on the same.

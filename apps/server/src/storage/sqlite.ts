@@ -21,7 +21,14 @@ export interface SqliteOptions {
 const statementCacheSize = 256;
 
 /** SQLite codes that mean "cannot answer now" rather than "this request is wrong". */
-const unavailableCodes = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'];
+const unavailableCodes = [
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+];
 
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
