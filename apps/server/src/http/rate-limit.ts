@@ -1,3 +1,5 @@
+import { contract } from '@releases/contract';
+import type { AppRoute } from '@ts-rest/core';
 import { ipKeyGenerator, MemoryStore, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
@@ -8,6 +10,8 @@ import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
 import { RateLimitStoreUnavailableError } from './rate-limit-store.js';
 import { requestContext } from './request-context.js';
+
+const probeRoutes = new Set<AppRoute | undefined>([contract.probes.live, contract.probes.ready]);
 
 /** The quota a request is counted against (its name is the policy in the `RateLimit` headers). */
 type Bucket = 'anonymous' | 'api-key' | 'session' | 'auth';
@@ -69,6 +73,9 @@ export function callerRateLimit(config: Config, logger: Logger, store?: Store): 
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     logger: limiterLogger(logger),
+    // Orchestrators' health probes (/livez, /readyz) come from one address for every instance, every few
+    // seconds: counted, they would spend that address's quota and take healthy instances out of rotation.
+    skip: (req) => probeRoutes.has(requestContext(req).route),
     identifier: (req) => bucketOf(req),
     limit: (req) => limits[bucketOf(req)],
     keyGenerator: (req) => partitionOf(req, bucketOf(req)),
