@@ -136,4 +136,24 @@ describe('SQLite while another connection writes', () => {
       await transaction.catch(() => undefined);
     }
   });
+
+  it('an import that waits for the lock loads all of its (read-once) input when it gets it', async () => {
+    server = await startTestServer({ releases: 'none', config: { databaseStatementTimeoutMs: 60_000 } });
+    const template = (await sampleReleases())[0]!;
+    function* releases() {
+      for (let i = 0; i < 2_500; i++) yield { ...template, id: `rel_bulk_${String(i).padStart(5, '0')}` };
+    }
+    const other = new BetterSqlite3(server.databaseFile);
+    try {
+      other.exec('begin immediate');
+      const loading = server.services.storage.catalogueWrites.loadReleases(releases(), new Date());
+      await sleep(300);
+      expect(await isPending(loading)).toBe(true);
+      other.exec('commit');
+      expect(await loading).toBe(2_500);
+      expect(await server.services.storage.catalogue.countReleases()).toBe(2_500);
+    } finally {
+      other.close();
+    }
+  });
 });

@@ -153,15 +153,27 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
   }
 
   /**
-   * Catalogue writes take turns. Facet counts are recounted from `release_tags` inside each write; under
-   * PostgreSQL's READ COMMITTED, a recount that waited for another import's row lock would still count from
-   * its own older snapshot and overwrite the other's total (two imports of 40 and 30 releases left a count of
-   * 41 instead of 71). A transaction-scoped advisory lock, per schema, makes the second import start after
-   * the first commits, every statement of it then seeing the first's rows. SQLite has one writer at a time
-   * already (a write that started from a stale snapshot fails busy and is tried again whole).
+   * Catalogue writes take turns, and take them first thing in their transaction.
+   *
+   * PostgreSQL: facet counts are recounted from `release_tags` inside each write; under READ COMMITTED, a
+   * recount that waited for another import's row lock would still count from its own older snapshot and
+   * overwrite the other's total (two imports of 40 and 30 releases left a count of 41 instead of 71). A
+   * transaction-scoped advisory lock, per schema, makes the second import start after the first commits,
+   * every statement of it then seeing the first's rows.
+   *
+   * SQLite: one writer at a time already, but a transaction only asks for the write lock at its first write.
+   * Asking at once (a write that changes nothing) means a busy database is met before any work is done: the
+   * retry in `guarded` then starts from scratch, which matters for `loadReleases`, whose input is read once.
    */
   private async takeWriteTurn(trx: Executor): Promise<void> {
-    if (this.backend.dialect !== 'postgres') return;
+    if (this.backend.dialect === 'sqlite') {
+      await trx
+        .updateTable('catalogue_state')
+        .set((eb) => ({ version: eb.ref('version') }))
+        .where('id', '=', 1)
+        .execute();
+      return;
+    }
     await sql`select pg_advisory_xact_lock(hashtextextended('releases:catalogue-writes:' || current_schema(), 0))`.execute(
       trx,
     );
