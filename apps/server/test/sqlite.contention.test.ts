@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Backend } from '../src/storage/backend.js';
 import type { Storage } from '../src/storage/interface.js';
 import { sampleReleases, startTestServer, type TestServer } from './harness.js';
+import { requireBuild, startServer, type ServerProcess } from './process-harness.js';
 
 /**
  * better-sqlite3 is synchronous: a statement that waits for SQLite's write lock waits with the whole event
@@ -154,6 +158,29 @@ describe('SQLite while another connection writes', () => {
       expect(await server.services.storage.catalogue.countReleases()).toBe(2_500);
     } finally {
       other.close();
+    }
+  });
+
+  it('the server starts (and serves) while another process holds the write lock', async () => {
+    requireBuild();
+    const folder = mkdtempSync(path.join(tmpdir(), 'releases-locked-start-'));
+    const file = path.join(folder, 'releases.db');
+    const env = { DATABASE_URL: `file:${file}`, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+    let running: ServerProcess | undefined;
+    const other = new BetterSqlite3(file);
+    try {
+      // A first start made the database (schema, cursor secret); now an import holds the lock at the next one.
+      const first = await startServer(env);
+      first.child.kill('SIGTERM');
+      await first.exited;
+      other.exec('begin immediate');
+      running = await startServer(env);
+      expect((await fetch(`${running.url}/api/v1/release`, bounded())).status).toBe(200);
+      other.exec('commit');
+    } finally {
+      other.close();
+      await running?.kill();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });
