@@ -158,7 +158,8 @@ export function toHttpProblem(error: unknown): HttpProblem {
   }
   // A body sent with Content-Encoding gzip/deflate/br that does not decompress: zlib's error, passed on by
   // body-parser. The client's mistake, not ours.
-  if (typeof (error as { code?: unknown } | null)?.code === 'string' && /^Z_/.test((error as { code: string }).code)) {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('Z_')) {
     return new HttpProblem(
       'invalid-request',
       'The request body could not be decompressed: it does not match its Content-Encoding.',
