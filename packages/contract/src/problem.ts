@@ -46,7 +46,9 @@ export const ProblemSchema = z
       // `urn:request:` and the longest request id the server echoes.
       .max(limits.maxRequestIdLength + 12)
       .optional()
-      .describe('`urn:uuid:<request id>`; the same id is in `x-request-id`.'),
+      .describe(
+        '`urn:uuid:<request id>` when the id is a UUID, else `urn:request:<request id>`; the same id is in `x-request-id`.',
+      ),
     errors: z
       .array(ProblemErrorSchema)
       .max(maxErrors)
