@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import { contract, headerNames } from '@releases/contract';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import cors from 'cors';
@@ -12,7 +11,8 @@ import { SessionCookie } from './auth/session-cookie.js';
 import type { SessionService } from './auth/sessions.js';
 import { CursorCodec } from './catalogue/cursor.js';
 import type { Clock } from './clock.js';
-import { serverRoot, type Config } from './config.js';
+import type { Config } from './config.js';
+import { docsAssets } from './http/docs-assets.js';
 import { exposedHeaders, publicReadPaths, unmatchedRoute } from './http/guards.js';
 import { requestId } from './http/request-id.js';
 import { mountRoutePipeline } from './http/route-pipeline.js';
@@ -33,8 +33,6 @@ import type { Storage } from './storage/interface.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../package.json') as { version: string };
-/** Swagger UI's files, located without loading its 1 MB bundle into the server. */
-const swaggerUiAssets = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 
 export interface AppDeps {
   config: Config;
@@ -91,7 +89,7 @@ export function createApp(deps: AppDeps): Express {
     sessions: deps.sessions,
     ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
   });
-  const openApiDocument = buildOpenApiDocument(config.publicUrl, version);
+  const openApiDocument = buildOpenApiDocument(config, version);
   const server = initServer();
   createExpressEndpoints(
     contract,
@@ -131,8 +129,7 @@ export function createApp(deps: AppDeps): Express {
     },
   );
 
-  app.use('/docs/assets', express.static(path.join(serverRoot, 'public', 'docs'), { index: false, maxAge: '1h' }));
-  app.use('/docs/assets', express.static(swaggerUiAssets, { index: false, maxAge: '1h' }));
+  app.use('/docs/assets', docsAssets());
   app.use(webApp(deps.webAppRoot));
   app.use(unmatchedRoute());
   app.use(problemHandler({ publicUrl: config.publicUrl, logger }));

@@ -33,6 +33,7 @@ const EnvironmentSchema = z.object({
       message: 'must be file:<path>, file::memory: or postgres://...',
     })
     .default(`file:${path.join(serverRoot, 'data', 'releases.db')}`),
+  DATABASE_STATEMENT_TIMEOUT: duration.default('5s'),
   REDIS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RELEASES_AUTH: z.enum(['optional', 'required']).default('optional'),
@@ -83,6 +84,7 @@ const EnvironmentSchema = z.object({
     }),
   CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SHUTDOWN_TIMEOUT: duration.default('10s'),
+  REQUEST_TIMEOUT: duration.default('30s').refine((ms) => ms > 0, 'must be more than 0'),
 });
 
 /** Rules between variables. */
@@ -127,6 +129,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     host: env.HOST,
     publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
     databaseUrl: env.DATABASE_URL,
+    databaseStatementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT,
     redisUrl: env.REDIS_URL,
     logLevel: env.LOG_LEVEL,
     authMode: env.RELEASES_AUTH,
@@ -146,6 +149,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     trustProxy: env.TRUST_PROXY,
     cursorSecret: env.CURSOR_SECRET,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
+    requestTimeoutMs: env.REQUEST_TIMEOUT,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createApp } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -6,6 +6,9 @@ import { createLogger } from './logger.js';
 import { answerClientErrors } from './problems.js';
 import { openRedisRateLimitStore } from './http/rate-limit-store.js';
 import { openServices, warmUp } from './services.js';
+
+/** After SHUTDOWN_TIMEOUT has closed the connections, how long closing the database and Redis may take. */
+const shutdownGraceMs = 1_000;
 
 async function main(): Promise<void> {
   let config;
@@ -31,15 +34,24 @@ async function main(): Promise<void> {
     isShuttingDown: () => shuttingDown,
     ...(sharedLimits ? { rateLimitStore: sharedLimits.store } : {}),
   });
-  const server: Server = app.listen(config.port, config.host);
+  const server: Server = createServer(
+    {
+      // A client has REQUEST_TIMEOUT to send its headers and body (a 408 problem otherwise: slow loris), checked
+      // every second rather than Node's default 30 s, so the bound holds within a second.
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+    },
+    app,
+  );
+  // Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle connections.
+  server.keepAliveTimeout = 65_000;
   answerClientErrors(server, config.publicUrl);
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
   logger.info({ url: config.publicUrl, port: config.port, database: config.databaseUrl.split(':')[0] }, 'listening');
 
   const shutdown = (signal: string) => {
@@ -52,6 +64,17 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Closing the pools waits for their connections, and a hung database never gives one back: whatever is
+    // still open a moment after the timeout is left behind, so that shutdown always ends.
+    const abandon = setTimeout(() => {
+      logger.error(
+        { timeoutMs: config.shutdownTimeoutMs },
+        'shutdown timed out: exiting with work unfinished (the database or Redis did not let go)',
+      );
+      logger.flush();
+      process.exit(1);
+    }, config.shutdownTimeoutMs + shutdownGraceMs);
+    abandon.unref();
     server.close(() => {
       void (async () => {
         await services.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));

@@ -1,145 +1,93 @@
-import {
-  contract,
-  headerNames,
-  problemContentType,
-  problemKinds,
-  releaseListParameterDocs,
-  securitySchemes,
-  type ProblemKind,
-  type RouteMetadata,
-} from '@releases/contract';
-import { isAppRouteOtherResponse } from '@ts-rest/core';
+import { contract, headerNames, namedSchemas, securitySchemes } from '@releases/contract';
 import { generateOpenApi } from '@ts-rest/open-api';
-import type { OpenAPIObject, OperationObject, PathItemObject, SchemaObject } from 'openapi3-ts';
-import { contractRoutes } from './http/guards.js';
+import type { OpenAPIObject, SecuritySchemeObject, ServerObject } from 'openapi3-ts/oas30';
+import { SessionCookie } from './auth/session-cookie.js';
+import type { Config } from './config.js';
+import { describeOperation, responseHeaderComponents } from './openapi/operations.js';
+import { hoistNamedSchemas, rewriteSchemas, withIntegerFormat } from './openapi/schemas.js';
 
-type OpenApiDocument = OpenAPIObject;
-type Operation = OperationObject;
-interface ResponseObject {
-  description: string;
-  content?: Record<string, unknown>;
-  headers?: Record<string, unknown>;
-}
+export type OpenApiDocument = OpenAPIObject;
 
-const securityByRoute: Record<RouteMetadata['auth'], Array<Record<string, string[]>>> = {
-  none: [],
-  // `{}` first: anonymous calls are allowed (RELEASES_AUTH=optional), a credential is checked when sent.
-  optional: [{}, { [securitySchemes.apiKey]: [] }, { [securitySchemes.bearer]: [] }],
-  'api-key': [{ [securitySchemes.apiKey]: [] }],
-  session: [{ [securitySchemes.bearer]: [] }],
+/** The operation type of ts-rest's generator (openapi3-ts 2, whose index signatures are `any`). */
+type GeneratorOperation = ReturnType<
+  NonNullable<NonNullable<Parameters<typeof generateOpenApi>[2]>['operationMapper']>
+>;
+
+const environments: Record<Config['env'], string> = {
+  production: 'Production',
+  test: 'Test',
+  development: 'Local development',
 };
 
-function problemKindsFor(status: number): ProblemKind[] {
-  return (Object.keys(problemKinds) as ProblemKind[]).filter((kind) => problemKinds[kind].status === status);
+function securitySchemesFor(publicUrl: string): Record<string, SecuritySchemeObject> {
+  // The cookie's name depends on PUBLIC_URL (`__Host-` under https): the document names the one this server sets.
+  const cookie = new SessionCookie(publicUrl).name;
+  return {
+    [securitySchemes.apiKey]: {
+      type: 'apiKey',
+      in: 'header',
+      name: headerNames.apiKey,
+      description: 'An API key (`rls_...`), issued from the settings screen or `pnpm cli keys create`.',
+    },
+    [securitySchemes.bearer]: {
+      type: 'http',
+      scheme: 'bearer',
+      description: `A session token as \`Authorization: Bearer <token>\`: the \`data.session.token\` that signing up or in returns, which is also the value of the \`${cookie}\` cookie (\`${securitySchemes.sessionCookie}\`). The same session either way; clients outside a browser send it this way, and header credentials need no same-origin check.`,
+    },
+    [securitySchemes.sessionCookie]: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: cookie,
+      description: `The session cookie that signing up or in sets (\`HttpOnly; SameSite=Lax; Path=/\`, and \`Secure\` under https), carrying the same token as \`${securitySchemes.bearer}\`. Browsers send it by themselves; a request that changes something with it must come from this service's own origin (\`Sec-Fetch-Site: same-origin\` or a matching \`Origin\`), else it is a 403.`,
+    },
+  };
 }
 
-const rateLimitHeaders = {
-  RateLimit: { description: 'Remaining quota (IETF draft-8).', schema: { type: 'string' } },
-  'RateLimit-Policy': { description: 'The quota policy (IETF draft-8).', schema: { type: 'string' } },
-};
-
-/** Builds the OpenAPI 3 document from the contract once, at start-up. */
-export function buildOpenApiDocument(publicUrl: string, version: string): OpenApiDocument {
-  const document = generateOpenApi(
+/**
+ * Builds the OpenAPI 3 document from the contract once, at start-up: ts-rest generates the operations, each is
+ * completed from the route's metadata (security under `RELEASES_AUTH`, parameters, every response and header),
+ * the contract's named schemas are moved into `components`, and integers get their formats.
+ */
+export function buildOpenApiDocument(
+  config: Pick<Config, 'publicUrl' | 'authMode' | 'env'>,
+  version: string,
+): OpenApiDocument {
+  const server: ServerObject = {
+    url: config.publicUrl,
+    description: environments[config.env],
+    // A public API: the OWASP inventory rule asks every server to say so.
+    'x-internal': false,
+  };
+  const generated = generateOpenApi(
     contract,
     {
       openapi: '3.0.3',
       info: {
         title: 'Releases API',
         version,
+        // The document is the contract package's, in another form, under its licence.
+        license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
         description:
-          'Lists music releases (Vocaloid and other synthesized-voice music) with filtering and keyset pagination, and checks API keys. Errors are RFC 9457 problem details; each `type` URI resolves to a page that explains it.',
+          'Lists music releases (Vocaloid and other synthesized-voice music) with filtering and keyset pagination, and manages the API keys that call it. Every error is an RFC 9457 problem document (`application/problem+json`); each `type` URI resolves to a page that explains it. Every request is counted against a rate limit (`RateLimit`, `RateLimit-Policy`; 429 with `Retry-After` when spent) and every response carries `x-request-id`.',
       },
-      servers: [{ url: publicUrl }],
+      servers: [server],
     },
     {
       setOperationId: 'concatenated-path',
-      operationMapper: (operation, appRoute) => {
-        const metadata = appRoute.metadata as RouteMetadata | undefined;
-        const mapped: Operation = { ...operation };
-        mapped.security = securityByRoute[metadata?.auth ?? 'none'];
-        return mapped;
-      },
+      // The generator's operation types are loose (openapi3-ts 2); what it writes are OpenAPI 3.0 operations.
+      operationMapper: (operation, route) =>
+        describeOperation(operation, route, {
+          authMode: config.authMode,
+        }) as unknown as GeneratorOperation,
     },
   );
-
+  const document = generated as unknown as OpenAPIObject;
   document.components = {
     ...document.components,
-    securitySchemes: {
-      [securitySchemes.apiKey]: {
-        type: 'apiKey',
-        in: 'header',
-        name: headerNames.apiKey,
-        description: 'An API key (`rls_...`), issued from the settings screen or `pnpm cli keys create`.',
-      },
-      [securitySchemes.bearer]: {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'A session token, as `Authorization: Bearer <token>` (the web app uses the session cookie).',
-      },
-    },
+    headers: responseHeaderComponents,
+    securitySchemes: securitySchemesFor(config.publicUrl),
   };
-
-  const routesByOperation = new Map(
-    contractRoutes().map((route) => [`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route]),
-  );
-  const paths = document.paths as Record<string, PathItemObject>;
-  for (const [path, pathItem] of Object.entries(paths)) {
-    for (const [method, operation] of Object.entries(pathItem) as Array<[string, Operation]>) {
-      const route = routesByOperation.get(`${method} ${path}`);
-      for (const parameter of operation.parameters ?? []) {
-        if ('name' in parameter && parameter.in === 'query' && parameter.name in releaseListParameterDocs) {
-          parameter.schema = {
-            ...releaseListParameterDocs[parameter.name as keyof typeof releaseListParameterDocs],
-          } as SchemaObject;
-        }
-      }
-      // openapi3-ts types responses as `any`; these are the objects the generator wrote.
-      const responses = operation.responses as unknown as Record<string, ResponseObject>;
-      for (const [status, response] of Object.entries(responses)) {
-        const code = Number(status);
-        const declared = route?.responses[code];
-        if (declared !== undefined && isAppRouteOtherResponse(declared)) {
-          // ts-rest 3.52's generator drops these bodies; describe them by their media type.
-          response.content = { [declared.contentType]: { schema: { type: 'string' } } };
-        }
-        if (!response.content) continue;
-        if (code >= 400 && response.content['application/json']) {
-          response.content = { [problemContentType]: response.content['application/json'] };
-        }
-        if (response.content[problemContentType]) {
-          const kinds = problemKindsFor(code);
-          response.description = kinds
-            .map((kind) => `${problemKinds[kind].title} (\`${kind}\`): ${problemKinds[kind].description}`)
-            .join('\n\n');
-        } else if (code === 200) {
-          response.description = 'Success.';
-        }
-        if (operation.security && operation.security.length > 0) {
-          response.headers = {
-            [headerNames.requestId]: {
-              description: "The request id, also in a problem's `instance`.",
-              schema: { type: 'string' },
-            },
-            ...rateLimitHeaders,
-            ...(code === 200 && operation.operationId === 'releaseList'
-              ? {
-                  Link: {
-                    description: 'RFC 8288 link to the next page (`rel="next"`), when there is one.',
-                    schema: { type: 'string' },
-                  },
-                }
-              : {}),
-            ...(code === 401
-              ? { 'WWW-Authenticate': { description: 'The accepted schemes.', schema: { type: 'string' } } }
-              : {}),
-            ...(code === 429 || code === 503
-              ? { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }
-              : {}),
-          };
-        }
-      }
-    }
-  }
+  hoistNamedSchemas(document, namedSchemas);
+  rewriteSchemas(document, withIntegerFormat);
   return document;
 }

@@ -8,12 +8,13 @@ import {
   type ProblemKind,
 } from '@releases/contract';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ZodError, type ZodIssue } from 'zod';
 import { KeyManagerUnavailableError } from './auth/key-manager.js';
+import { requestInstance } from './http/request-id.js';
 import { StorageUnavailableError } from './storage/errors.js';
 
 export interface ProblemOptions {
@@ -160,6 +161,16 @@ export function toHttpProblem(error: unknown): HttpProblem {
         });
     }
   }
+  // A body sent with Content-Encoding gzip/deflate/br that does not decompress: zlib's error, passed on by
+  // body-parser. The client's mistake, not ours.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return new HttpProblem(
+      'invalid-request',
+      'The request body could not be decompressed: it does not match its Content-Encoding.',
+      { cause: error },
+    );
+  }
   // The router refuses a path segment that is not valid percent-encoding (`/api/v1/release/%zz`).
   if (error instanceof URIError || (error instanceof Error && /^Failed to decode param/.test(error.message))) {
     return new HttpProblem('invalid-request', 'The URL is not valid percent-encoding.', { cause: error });
@@ -167,24 +178,34 @@ export function toHttpProblem(error: unknown): HttpProblem {
   return new HttpProblem('internal-error', 'The server failed to handle this request.', { cause: error });
 }
 
+/** What Node's own refusals become (error codes of its HTTP parser and server). */
+const clientErrorProblems: Record<string, () => HttpProblem> = {
+  HPE_HEADER_OVERFLOW: () =>
+    new HttpProblem('headers-too-large', 'The request line and headers are larger than this server accepts (16 KB).'),
+  // `requestTimeout` / `headersTimeout` ran out: a slow or stalled client (slow loris).
+  ERR_HTTP_REQUEST_TIMEOUT: () =>
+    new HttpProblem('request-timeout', 'The request (its headers or body) did not arrive in time. Send it again.'),
+};
+
 /**
- * Requests Node rejects before Express sees them (headers over 16 KB, malformed HTTP) still get a problem
- * document instead of a bare status line, then the connection closes.
+ * Requests Node rejects before Express sees them (headers over 16 KB, malformed HTTP, a request that did not
+ * arrive in time) still get a problem document instead of a bare status line, then the connection closes.
+ * Nothing is written once a response to that request has begun, as Node's own default does.
  */
 export function answerClientErrors(server: Server, publicUrl: string): void {
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
       socket.destroy();
       return;
     }
-    const detail =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? 'The request line and headers are larger than this server accepts (16 KB).'
-        : 'The request is not valid HTTP/1.1.';
+    const problem =
+      clientErrorProblems[error.code ?? '']?.() ??
+      new HttpProblem('invalid-request', 'The request is not valid HTTP/1.1.');
     const requestId = randomUUID();
-    const body = JSON.stringify(problemBody(new HttpProblem('invalid-request', detail), { publicUrl, requestId }));
+    const body = JSON.stringify(problemBody(problem, { publicUrl, requestId }));
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: ${problemContentType}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nContent-Type: ${problemContentType}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `${headerNames.requestId}: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   });
@@ -202,7 +223,7 @@ export function problemBody(problem: HttpProblem, context: ProblemWriterContext)
     status: problem.status,
     detail: problem.detail,
   };
-  if (context.requestId) body.instance = `urn:uuid:${context.requestId}`;
+  if (context.requestId) body.instance = requestInstance(context.requestId);
   if (problem.errors) body.errors = problem.errors;
   return body;
 }

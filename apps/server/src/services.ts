@@ -23,6 +23,10 @@ export interface Services {
 
 export interface ServiceOptions {
   clock?: Clock;
+  /** Overrides `DATABASE_STATEMENT_TIMEOUT` (the CLI's long imports use 0: no bound). */
+  statementTimeoutMs?: number;
+  /** Wraps the storage before anything is built on it (tests count or fail lookups). */
+  wrapStorage?: (storage: Storage) => Storage;
   /** How often API key last-use times are written (tests shorten it). */
   usageFlushIntervalMs?: number;
 }
@@ -30,7 +34,10 @@ export interface ServiceOptions {
 /** Opens and migrates the database and builds what both the server and the CLI need. */
 export async function openServices(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
-  const storage = await openStorage(config.databaseUrl);
+  const opened = await openStorage(config.databaseUrl, {
+    statementTimeoutMs: options.statementTimeoutMs ?? config.databaseStatementTimeoutMs,
+  });
+  const storage = options.wrapStorage ? options.wrapStorage(opened) : opened;
   try {
     await storage.migrate();
     const keys = createKeyManager({
@@ -53,11 +60,11 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       cursorSecret,
       async close() {
         await keys.close?.().catch((error: unknown) => logger.warn({ err: error }, 'closing the key manager failed'));
-        await storage.close();
+        await opened.close();
       },
     };
   } catch (error) {
-    await storage.close();
+    await opened.close();
     throw error;
   }
 }

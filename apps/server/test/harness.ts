@@ -67,7 +67,7 @@ export interface TestServerOptions {
   /** Releases to load before the server starts; the sample catalogue by default. */
   releases?: ParsedReleaseInput[] | 'none';
   clock?: Clock;
-  /** Wraps the real storage, to inject faults. */
+  /** Wraps the real storage, to inject faults or count calls; everything (the key manager too) uses the wrapper. */
   wrapStorage?: (storage: Storage) => Storage;
   /** A shared rate-limit store (Redis) instead of the in-memory one. */
   rateLimitStore?: Store;
@@ -99,7 +99,7 @@ export function testDatabases(): Array<{ database: 'sqlite' | 'postgres'; run: b
 }
 
 /** A fresh schema on the test PostgreSQL server; returns its connection URL and a function that drops it. */
-async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!testPostgresUrl) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: testPostgresUrl });
@@ -142,13 +142,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logger =
     options.logger ?? (options.logDestination ? createLogger('trace', options.logDestination) : createLogger('silent'));
   const clock = options.clock ?? systemClock;
-  const services = await openServices(config, logger, { clock, usageFlushIntervalMs: 50 });
+  const services = await openServices(config, logger, {
+    clock,
+    usageFlushIntervalMs: 50,
+    ...(options.wrapStorage ? { wrapStorage: options.wrapStorage } : {}),
+  });
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.catalogueWrites.upsertReleases(releases, new Date(clock.now()));
-  const storage = options.wrapStorage ? options.wrapStorage(services.storage) : services.storage;
   const app = createApp({
     ...services,
-    storage,
     logger,
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
   });
@@ -232,7 +234,11 @@ export async function expectProblem(response: Response, kind: string, status: nu
   expect(body.type).toMatch(new RegExp(`/problems/${kind}$`));
   expect(body.status).toBe(status);
   expect(body.detail.length).toBeGreaterThan(0);
-  expect(body.instance).toBe(`urn:uuid:${response.headers.get('x-request-id')}`);
+  // SPEC §3.4: `urn:uuid:<id>` for a UUID request id (every generated one), `urn:request:<id>` otherwise.
+  const id = response.headers.get('x-request-id') ?? '';
+  expect(body.instance).toBe(
+    /^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/i.test(id) ? `urn:uuid:${id}` : `urn:request:${id}`,
+  );
   return body;
 }
 

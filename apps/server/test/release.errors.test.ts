@@ -161,9 +161,9 @@ describe('errors outside the list', () => {
     expect(problem.detail).toBe('The URL is not valid percent-encoding.');
   });
 
-  it('400 problem, not a bare status line, for headers over 16 KB', async () => {
+  it('431 problem, not a bare status line, for headers over 16 KB', async () => {
     const response = await server.get(`/api/v1/release?genres=${'a'.repeat(20_000)}`);
-    const problem = await expectProblem(response, 'invalid-request', 400);
+    const problem = await expectProblem(response, 'headers-too-large', 431);
     expect(problem.detail).toMatch(/larger than this server accepts/);
   });
 });

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { limits } from './limits.js';
+import { isoTimestamp } from './timestamps.js';
 
 /** The shapes of accounts, sessions and API keys (SPEC §3.5). */
 
-const isoTimestamp = z.string().datetime({ offset: false, precision: 3 });
-
-export const userIdPattern = /^usr_[A-Za-z0-9]{1,60}$/;
-export const apiKeyIdPattern = /^key_[A-Za-z0-9]{1,60}$/;
+export const userIdPattern = new RegExp(`^usr_[A-Za-z0-9]{1,${limits.maxIdLength - 4}}$`);
+export const apiKeyIdPattern = new RegExp(`^key_[A-Za-z0-9]{1,${limits.maxIdLength - 4}}$`);
 /** Session tokens are 32 random bytes in base64url: 43 characters. */
-export const sessionTokenPattern = /^[A-Za-z0-9_-]{43}$/;
+const sessionTokenLength = 43;
+export const sessionTokenPattern = new RegExp(`^[A-Za-z0-9_-]{${sessionTokenLength}}$`);
 
 /** Trimmed and lower-cased before it is checked, stored or compared: one account per mailbox spelling. */
 export const EmailSchema = z
@@ -51,7 +51,7 @@ export const LoginSchema = z
   .strict();
 
 export const UserSchema = z.object({
-  id: z.string().regex(userIdPattern).describe('Stable identifier, prefixed `usr_`.'),
+  id: z.string().max(limits.maxIdLength).regex(userIdPattern).describe('Stable identifier, prefixed `usr_`.'),
   email: z.string().max(limits.maxEmailLength),
   created_at: isoTimestamp,
 });
@@ -60,6 +60,7 @@ export type User = z.infer<typeof UserSchema>;
 export const SessionSchema = z.object({
   token: z
     .string()
+    .max(sessionTokenLength)
     .regex(sessionTokenPattern)
     .describe(
       'The session token: the value of the session cookie, and what `Authorization: Bearer` takes for server-side rendering.',
@@ -68,21 +69,23 @@ export const SessionSchema = z.object({
 });
 export type Session = z.infer<typeof SessionSchema>;
 
-export const AuthResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.object({ user: UserSchema, session: SessionSchema }),
-});
+/** Who signed in, and the session that signing in started. */
+export const SignedInSchema = z.object({ user: UserSchema, session: SessionSchema });
+
+export const AuthResponseSchema = z.object({ success: z.literal(true), data: SignedInSchema });
 export type AuthResponse = z.infer<typeof AuthResponseSchema>;
 
-export const SessionInfoResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.object({ user: UserSchema, session: SessionSchema.pick({ expires_at: true }) }),
-});
+/** A session as it is described to its holder, who has the token already. */
+export const SessionExpirySchema = SessionSchema.pick({ expires_at: true });
+
+export const SessionInfoSchema = z.object({ user: UserSchema, session: SessionExpirySchema });
+
+export const SessionInfoResponseSchema = z.object({ success: z.literal(true), data: SessionInfoSchema });
 export type SessionInfo = z.infer<typeof SessionInfoResponseSchema>['data'];
 
 /** An API key as listed: never the key itself. */
 export const ApiKeySchema = z.object({
-  id: z.string().regex(apiKeyIdPattern).describe('Stable identifier, prefixed `key_`.'),
+  id: z.string().max(limits.maxIdLength).regex(apiKeyIdPattern).describe('Stable identifier, prefixed `key_`.'),
   name: z.string().min(1).max(limits.maxKeyNameLength),
   start: z.string().max(16).describe('The first characters of the key, to recognise it: `rls_AbCd1234`.'),
   created_at: isoTimestamp,
@@ -112,21 +115,22 @@ export const CreateApiKeySchema = z
   .strict();
 export type CreateApiKey = z.input<typeof CreateApiKeySchema>;
 
-export const ApiKeyListResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.object({ keys: z.array(ApiKeySchema).describe('Newest first, revoked and expired keys included.') }),
+export const ApiKeyListSchema = z.object({
+  keys: z.array(ApiKeySchema).max(limits.maxListedApiKeys).describe('Newest first, revoked and expired keys included.'),
 });
 
-export const CreatedApiKeyResponseSchema = z.object({
-  success: z.literal(true),
-  data: ApiKeySchema.extend({
-    key: z.string().max(128).describe('The key itself. This is the only time it is shown: store it now.'),
-  }),
+export const ApiKeyListResponseSchema = z.object({ success: z.literal(true), data: ApiKeyListSchema });
+
+/** An API key as it is created: the only time the key itself is part of it. */
+export const CreatedApiKeySchema = ApiKeySchema.extend({
+  key: z.string().max(128).describe('The key itself. This is the only time it is shown: store it now.'),
 });
+
+export const CreatedApiKeyResponseSchema = z.object({ success: z.literal(true), data: CreatedApiKeySchema });
 export type CreatedApiKey = z.infer<typeof CreatedApiKeyResponseSchema>['data'];
 
 export const ApiKeyResponseSchema = z.object({ success: z.literal(true), data: ApiKeySchema });
 
 export const ApiKeyIdParamsSchema = z.object({
-  id: z.string().regex(apiKeyIdPattern, 'is not an API key id (they look like key_...)'),
+  id: z.string().max(limits.maxIdLength).regex(apiKeyIdPattern, 'is not an API key id (they look like key_...)'),
 });

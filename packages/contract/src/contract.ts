@@ -13,14 +13,16 @@ import {
 } from './accounts.js';
 import { apiPaths } from './paths.js';
 import { limits } from './limits.js';
+import type { ParameterDoc } from './parameter-docs.js';
 import { problemKindNames } from './problem-kinds.js';
-import { ProblemSchema } from './problem.js';
+import { ProblemKindSchema, ProblemSchema } from './problem.js';
 import {
   FacetsResponseSchema,
   ReleaseIdParamsSchema,
   ReleaseListQuerySchema,
   ReleaseListResponseSchema,
   ReleaseResponseSchema,
+  releaseListParameterDocs,
 } from './release.js';
 
 const c = initContract();
@@ -31,10 +33,30 @@ const c = initContract();
  */
 const problem = ProblemSchema;
 
-/** Problems any operation can answer with. */
-const commonProblems = { 429: problem, 500: problem, 503: problem } as const;
-/** Problems of operations that take a JSON body. */
+/**
+ * Problems every route can answer with: every request is counted against a rate limit (429, also for the
+ * probes and documents), and anything can fail (500).
+ */
+const everyRoute = { 429: problem, 500: problem } as const;
+/** Routes that read or write the database, or verify a credential with it: also 503 while it does not answer. */
+const databaseRoute = { ...everyRoute, 503: problem } as const;
+/** Problems of routes whose method takes a body (even when the route wants none, a sent one is read). */
 const bodyProblems = { 400: problem, 413: problem, 415: problem } as const;
+
+/** An HTML page this service renders; a few kilobytes. */
+const htmlPage = z.string().max(64 * 1024);
+
+/** The document `GET /api/v1/openapi.json` serves: an OpenAPI 3.0 document (this one). */
+export const OpenApiDocumentSchema = z
+  .object({
+    openapi: z
+      .string()
+      .max(16)
+      .regex(/^3\.0\.\d+$/),
+    info: z.object({ title: z.string().max(256), version: z.string().max(64) }),
+    paths: z.object({}).describe('The operations, by path.'),
+  })
+  .describe('An OpenAPI 3.0 document: this one. Only its required members are spelled out here.');
 
 /**
  * The credential a route takes, declared once here and enforced by one middleware in the server:
@@ -53,6 +75,8 @@ export interface RouteMetadata {
    * `none`: not rate limited (the probes: an orchestrator polling them must never be told to back off).
    */
   rateLimit?: 'auth' | 'none';
+  /** How parameters travel, by name, where the validating schema cannot tell a document generator. */
+  parameters?: Record<string, ParameterDoc>;
 }
 
 const metadata = (value: RouteMetadata) => value;
@@ -65,17 +89,23 @@ export const contract = c.router(
         path: apiPaths.releaseList,
         summary: 'List releases',
         description:
-          "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too.",
+          "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too. Any other query parameter is a 400 (`invalid-request`) that names it.",
         query: ReleaseListQuerySchema,
-        responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, ...commonProblems },
-        metadata: metadata({ auth: 'optional', publicRead: true }),
+        responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'optional', publicRead: true, parameters: releaseListParameterDocs }),
       },
       get: {
         method: 'GET',
         path: apiPaths.release,
         summary: 'Get one release',
         pathParams: ReleaseIdParamsSchema,
-        responses: { 200: ReleaseResponseSchema, 400: problem, 401: problem, 404: problem, ...commonProblems },
+        responses: {
+          200: ReleaseResponseSchema,
+          400: problem,
+          401: problem,
+          404: problem,
+          ...databaseRoute,
+        },
         metadata: metadata({ auth: 'optional', publicRead: true }),
       },
     },
@@ -86,7 +116,7 @@ export const contract = c.router(
         summary: 'List filter values',
         description:
           'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on.',
-        responses: { 200: FacetsResponseSchema, 401: problem, ...commonProblems },
+        responses: { 200: FacetsResponseSchema, 401: problem, ...databaseRoute },
         metadata: metadata({ auth: 'optional', publicRead: true }),
       },
     },
@@ -97,7 +127,7 @@ export const contract = c.router(
         summary: 'Check an API key and the service',
         description:
           'Answers the JSON string `"OK"` when the API key in `x-api-key` is valid and the database answers; 401 when the key is missing, malformed, unknown, revoked or expired; 503 when a dependency does not answer.',
-        responses: { 200: z.literal('OK'), 401: problem, ...commonProblems },
+        responses: { 200: z.literal('OK'), 401: problem, ...databaseRoute },
         metadata: metadata({ auth: 'api-key', publicRead: true }),
       },
     },
@@ -109,7 +139,13 @@ export const contract = c.router(
         description:
           'Creates an account and signs it in: the response carries the session token and sets the session cookie. Closed (403) unless the service allows signing up.',
         body: CredentialsSchema,
-        responses: { 201: AuthResponseSchema, ...bodyProblems, 403: problem, 409: problem, ...commonProblems },
+        responses: {
+          201: AuthResponseSchema,
+          ...bodyProblems,
+          403: problem,
+          409: problem,
+          ...databaseRoute,
+        },
         metadata: metadata({ auth: 'none', rateLimit: 'auth' }),
       },
       login: {
@@ -119,7 +155,13 @@ export const contract = c.router(
         description:
           'Starts a new session: the response carries the session token (for `Authorization: Bearer`) and sets the session cookie. An unknown email and a wrong password get the same 401.',
         body: LoginSchema,
-        responses: { 200: AuthResponseSchema, ...bodyProblems, 401: problem, 403: problem, ...commonProblems },
+        responses: {
+          200: AuthResponseSchema,
+          ...bodyProblems,
+          401: problem,
+          403: problem,
+          ...databaseRoute,
+        },
         metadata: metadata({ auth: 'none', rateLimit: 'auth' }),
       },
       logout: {
@@ -128,7 +170,13 @@ export const contract = c.router(
         summary: 'Sign out',
         description: 'Ends the session that authenticates this request and clears the session cookie.',
         body: c.noBody(),
-        responses: { 204: c.noBody(), ...bodyProblems, 401: problem, 403: problem, ...commonProblems },
+        responses: {
+          204: c.noBody(),
+          ...bodyProblems,
+          401: problem,
+          403: problem,
+          ...databaseRoute,
+        },
         metadata: metadata({ auth: 'session' }),
       },
       session: {
@@ -136,7 +184,7 @@ export const contract = c.router(
         path: apiPaths.session,
         summary: 'The current session',
         description: 'Who is signed in, and when the session ends unless it is used.',
-        responses: { 200: SessionInfoResponseSchema, 401: problem, 403: problem, ...commonProblems },
+        responses: { 200: SessionInfoResponseSchema, 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({ auth: 'session' }),
       },
     },
@@ -147,7 +195,7 @@ export const contract = c.router(
         summary: 'List your API keys',
         description:
           'Every API key of the signed-in account, newest first, revoked and expired ones included. Never the keys themselves. Takes a session; an API key cannot list keys (403).',
-        responses: { 200: ApiKeyListResponseSchema, 401: problem, 403: problem, ...commonProblems },
+        responses: { 200: ApiKeyListResponseSchema, 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({ auth: 'session' }),
       },
       create: {
@@ -162,7 +210,7 @@ export const contract = c.router(
           401: problem,
           403: problem,
           409: problem,
-          ...commonProblems,
+          ...databaseRoute,
         },
         metadata: metadata({ auth: 'session' }),
       },
@@ -180,7 +228,7 @@ export const contract = c.router(
           401: problem,
           403: problem,
           404: problem,
-          ...commonProblems,
+          ...databaseRoute,
         },
         metadata: metadata({ auth: 'session' }),
       },
@@ -190,7 +238,7 @@ export const contract = c.router(
         method: 'GET',
         path: apiPaths.openapi,
         summary: 'This API as an OpenAPI 3 document',
-        responses: { 200: z.record(z.unknown()), ...commonProblems },
+        responses: { 200: OpenApiDocumentSchema, ...everyRoute },
         metadata: metadata({ auth: 'none', publicRead: true }),
       },
     },
@@ -199,7 +247,7 @@ export const contract = c.router(
         method: 'GET',
         path: apiPaths.docs,
         summary: 'Interactive API reference (HTML)',
-        responses: { 200: c.otherResponse({ contentType: 'text/html', body: z.string() }) },
+        responses: { 200: c.otherResponse({ contentType: 'text/html', body: htmlPage }), ...everyRoute },
         metadata: metadata({ auth: 'none' }),
       },
       problem: {
@@ -207,9 +255,15 @@ export const contract = c.router(
         path: apiPaths.problem,
         summary: 'Explain a problem type (HTML)',
         description: `The page a problem \`type\` URI points to. Kinds: ${problemKindNames.join(', ')}.`,
-        pathParams: z.object({ kind: z.string() }),
-        responses: { 200: c.otherResponse({ contentType: 'text/html', body: z.string() }), 404: problem },
-        metadata: metadata({ auth: 'none' }),
+        // Any kind is looked up (an unknown one is a 404 page); the document lists the ones there are.
+        pathParams: z.object({ kind: z.string().max(64) }),
+        responses: {
+          200: c.otherResponse({ contentType: 'text/html', body: htmlPage }),
+          400: problem,
+          404: problem,
+          ...everyRoute,
+        },
+        metadata: metadata({ auth: 'none', parameters: { kind: { schema: ProblemKindSchema } } }),
       },
     },
     probes: {
@@ -218,7 +272,8 @@ export const contract = c.router(
         path: apiPaths.live,
         summary: 'Liveness probe',
         description: 'Answers while the process runs. No data, no authentication.',
-        responses: { 200: z.literal('OK') },
+        // Never rate limited: an orchestrator polling the probes must never be told to back off.
+        responses: { 200: z.literal('OK'), 500: problem },
         metadata: metadata({ auth: 'none', rateLimit: 'none' }),
       },
       ready: {
@@ -226,7 +281,7 @@ export const contract = c.router(
         path: apiPaths.ready,
         summary: 'Readiness probe',
         description: 'Answers 200 when the database answers, 503 otherwise. No data, no authentication.',
-        responses: { 200: z.literal('OK'), 503: problem },
+        responses: { 200: z.literal('OK'), 500: problem, 503: problem },
         metadata: metadata({ auth: 'none', rateLimit: 'none' }),
       },
     },

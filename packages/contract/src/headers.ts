@@ -1,3 +1,5 @@
+import { limits } from './limits.js';
+
 /** Header names shared by server and clients (lowercase, as Node exposes them). */
 export const headerNames = {
   apiKey: 'x-api-key',
@@ -18,8 +20,13 @@ export const sessionCookieNames = {
   secure: '__Host-releases_session',
 } as const;
 
+/** An `x-request-id` the server echoes rather than replaces (SPEC §3.4). */
+export const requestIdPattern = new RegExp(`^[A-Za-z0-9._:-]{1,${limits.maxRequestIdLength}}$`);
+
 /** Scheme names as they appear in the OpenAPI document (`ApiKeyAuth` is the interface's own name). */
 export const securitySchemes = {
   apiKey: 'ApiKeyAuth',
   bearer: 'BearerAuth',
+  /** The session cookie: the same session as `BearerAuth`, carried the way browsers carry it. */
+  sessionCookie: 'SessionCookie',
 } as const;

@@ -26,6 +26,17 @@ export const limits = {
   maxKeyLifetimeDays: 365,
   /** Most API keys one account may hold that are neither revoked nor expired. */
   maxActiveKeysPerUser: 25,
+  /** Longest resource id, prefix included: `rel_`, `usr_` or `key_` and then at most 60 characters. */
+  maxIdLength: 64,
+  /** Longest `x-request-id` the server echoes (SPEC §3.4); anything longer is replaced. */
+  maxRequestIdLength: 128,
+  /**
+   * Most values per kind (voice banks, genres, languages) `GET /api/v1/facets` lists, and most keys
+   * `GET /api/v1/keys` lists (revoked ones included). Ceilings the document promises so clients can size for
+   * them, far above any real catalogue or account; neither route pages its list.
+   */
+  maxFacetValues: 10_000,
+  maxListedApiKeys: 10_000,
 } as const;
 
 export const sortOrders = ['-release_date', 'release_date'] as const;

@@ -1,11 +1,21 @@
 import { z } from 'zod';
 import { commaListProblem, isLanguageTag, splitCommaList } from './comma-list.js';
-import { defaultSortOrder, limits, releaseTypes, sortOrders, type SortOrder } from './limits.js';
+import {
+  defaultSortOrder,
+  limits,
+  releaseTypes,
+  sortOrders,
+  type ReleaseFilterParameter,
+  type SortOrder,
+} from './limits.js';
+import type { ParameterDoc } from './parameter-docs.js';
+import { isoTimestamp } from './timestamps.js';
 
 /** `rel_` + URL-safe characters. */
-export const releaseIdPattern = /^rel_[A-Za-z0-9_-]{1,60}$/;
+export const releaseIdPattern = new RegExp(`^rel_[A-Za-z0-9_-]{1,${limits.maxIdLength - 4}}$`);
 
-const isoTimestamp = z.string().datetime({ offset: false, precision: 3 });
+/** The largest count a 32-bit integer holds: release counts stay far below it. */
+const maxCount = 2 ** 31 - 1;
 
 export const ReleaseLinkSchema = z.object({
   site: z.string().min(1).max(64).describe('Where the link points, e.g. `youtube`, `niconico`, `vocadb`.'),
@@ -23,6 +33,7 @@ const filterValue = (what: string) =>
 
 const releaseDate = z
   .string()
+  .max(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form YYYY-MM-DD')
   .refine((value) => {
     const date = new Date(`${value}T00:00:00.000Z`);
@@ -31,7 +42,11 @@ const releaseDate = z
 
 /** A release as the API returns it (SPEC §3.1): snake_case, every field always present. */
 export const ReleaseSchema = z.object({
-  id: z.string().regex(releaseIdPattern).describe('Stable, URL-safe identifier, prefixed `rel_`.'),
+  id: z
+    .string()
+    .max(limits.maxIdLength)
+    .regex(releaseIdPattern)
+    .describe('Stable, URL-safe identifier, prefixed `rel_`.'),
   title: z.string().min(1).max(512),
   artist: z.string().min(1).max(512).describe('Producer or circle credited.'),
   release_date: releaseDate.describe('Calendar date, `YYYY-MM-DD`.'),
@@ -85,12 +100,18 @@ function queryParameter<T>(read: ParameterReader<T>) {
 }
 
 /** A comma-separated filter (SPEC §3.1); the parsed value is the list of distinct, trimmed values. */
-function commaListParameter(description: string, checkValue?: (value: string) => string | undefined) {
+function commaListParameter(
+  name: ReleaseFilterParameter,
+  description: string,
+  checkValue?: (value: string) => string | undefined,
+) {
   return queryParameter((raw) => {
     const values = splitCommaList(raw);
     const problem = commaListProblem(values) ?? values.map((value) => checkValue?.(value)).find(Boolean);
     return problem ? { problem } : { value: values };
-  }).describe(description);
+  }).describe(
+    `${description} Separate values with commas (\`${name}=a,b\`) or repeat the parameter (\`${name}=a&${name}=b\`): either way the filter is the union of the values. Values are trimmed and empty ones dropped; at most ${limits.maxFilterValues} values of 1 to ${limits.maxFilterValueLength} characters each.`,
+  );
 }
 
 /** A parameter that may appear at most once; present-but-empty is the same as absent. */
@@ -109,13 +130,16 @@ const pageSizeProblem = `must be an integer from 1 to ${limits.maxPageSize}`;
 export const ReleaseListQuerySchema = z
   .object({
     vocaloid_banks: commaListParameter(
-      'Comma-separated voice bank names, e.g. `Hatsune Miku,GUMI`. Case-insensitive exact match; a release matches when it has any of them.',
+      'vocaloid_banks',
+      'Voice bank names, e.g. `Hatsune Miku,GUMI`: case-insensitive exact match; a release matches when it has any of them.',
     ),
     genres: commaListParameter(
-      'Comma-separated genre names, e.g. `rock,electropop`. Case-insensitive exact match; a release matches when it has any of them.',
+      'genres',
+      'Genre names, e.g. `rock,electropop`: case-insensitive exact match; a release matches when it has any of them.',
     ),
     languages: commaListParameter(
-      'Comma-separated BCP 47 language tags, e.g. `ja,en`. Case-insensitive; a release matches when it has any of them.',
+      'languages',
+      'BCP 47 language tags, e.g. `ja,en`: case-insensitive; a release matches when it has any of them. A malformed tag is a 400.',
       (value) => (isLanguageTag(value) ? undefined : `"${value}" is not a BCP 47 language tag`),
     ),
     limit: singleParameter<number>(
@@ -137,47 +161,62 @@ export const ReleaseListQuerySchema = z
   .strict();
 export type ReleaseListQuery = z.output<typeof ReleaseListQuerySchema>;
 
-export const ReleaseListResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    releases: z.array(ReleaseSchema),
-    pagination: z
-      .string()
-      .describe('Cursor of the next page, to send back as `cursor`; the empty string on the last page.'),
-    generated_at: isoTimestamp.describe('When this response was generated, ISO 8601 UTC with milliseconds.'),
-  }),
+/** One page of releases. */
+export const ReleaseListSchema = z.object({
+  releases: z.array(ReleaseSchema).max(limits.maxPageSize),
+  pagination: z
+    .string()
+    .max(limits.maxCursorLength)
+    .describe('Cursor of the next page, to send back as `cursor`; the empty string on the last page.'),
+  generated_at: isoTimestamp.describe('When this response was generated, ISO 8601 UTC with milliseconds.'),
 });
+
+export const ReleaseListResponseSchema = z.object({ success: z.literal(true), data: ReleaseListSchema });
 export type ReleaseListResponse = z.infer<typeof ReleaseListResponseSchema>;
 
 export const ReleaseResponseSchema = z.object({ success: z.literal(true), data: ReleaseSchema });
 
 export const ReleaseIdParamsSchema = z.object({
-  id: z.string().regex(releaseIdPattern, 'is not a release id (they look like rel_...)'),
+  id: z.string().max(limits.maxIdLength).regex(releaseIdPattern, 'is not a release id (they look like rel_...)'),
 });
 
-export const FacetValueSchema = z.object({ value: z.string(), count: z.number().int().min(0) });
+export const FacetValueSchema = z.object({
+  value: z.string().min(1).max(limits.maxFilterValueLength),
+  count: z.number().int().min(0).max(maxCount),
+});
 export type FacetValue = z.infer<typeof FacetValueSchema>;
 
-export const FacetsResponseSchema = z.object({
-  success: z.literal(true),
-  data: z.object({
-    vocaloid_banks: z.array(FacetValueSchema),
-    genres: z.array(FacetValueSchema),
-    languages: z.array(FacetValueSchema),
-    generated_at: isoTimestamp,
-  }),
+const facetValues = z.array(FacetValueSchema).max(limits.maxFacetValues);
+
+/** Every filter value in the catalogue with its number of releases, most common first. */
+export const FacetsSchema = z.object({
+  vocaloid_banks: facetValues,
+  genres: facetValues,
+  languages: facetValues,
+  generated_at: isoTimestamp,
 });
+
+export const FacetsResponseSchema = z.object({ success: z.literal(true), data: FacetsSchema });
 export type Facets = z.infer<typeof FacetsResponseSchema>['data'];
 
+/** A list filter on the wire: comma-separated values in one parameter (repeating it is the union, see above). */
+const filterParameterDoc = (example: string[]): ParameterDoc => ({
+  schema: z.array(z.string().min(1).max(limits.maxFilterValueLength)).max(limits.maxFilterValues),
+  style: 'form',
+  explode: false,
+  example,
+});
+
 /**
- * How the list parameters look on the wire, for the OpenAPI document: the zod schemas above also accept the
- * repeated form and parse it, which a generator cannot express well.
+ * How the list parameters look on the wire, for the OpenAPI document: the query schema above reads each with a
+ * transform (which also takes the repeated form and parses it), and a generator cannot see through that.
  */
 export const releaseListParameterDocs = {
-  vocaloid_banks: { type: 'string', example: 'Hatsune Miku,GUMI' },
-  genres: { type: 'string', example: 'electropop,rock' },
-  languages: { type: 'string', example: 'ja,en' },
-  limit: { type: 'integer', minimum: 1, maximum: limits.maxPageSize, default: limits.defaultPageSize },
-  cursor: { type: 'string' },
-  sort: { type: 'string', enum: [...sortOrders], default: defaultSortOrder },
-} as const;
+  vocaloid_banks: filterParameterDoc(['Hatsune Miku', 'GUMI']),
+  genres: filterParameterDoc(['electropop', 'rock']),
+  languages: filterParameterDoc(['ja', 'en']),
+  limit: { schema: z.number().int().min(1).max(limits.maxPageSize).default(limits.defaultPageSize) },
+  // The codec judges a cursor; longer than this it is an `invalid-cursor` unread.
+  cursor: { schema: z.string().max(limits.maxCursorLength) },
+  sort: { schema: z.enum(sortOrders).default(defaultSortOrder) },
+} satisfies Record<keyof ReleaseListQuery, ParameterDoc>;

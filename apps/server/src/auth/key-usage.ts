@@ -1,3 +1,4 @@
+import { StorageBusyError } from '../storage/errors.js';
 import type { ApiKeyStore } from '../storage/interface.js';
 
 /** `last_used_at` moves at most this often per key (SPEC §4). */
@@ -8,8 +9,9 @@ const maxTrackedKeys = 10_000;
 
 /**
  * Records when keys are used without ever making a request wait for a write: uses are noted in memory and
- * written in one batch every few seconds, at most once a minute per key. A failed batch (database busy or
- * down) is dropped and reported, not retried: the next use records the time again.
+ * written in one batch every few seconds, at most once a minute per key. The batch never waits for the
+ * database: while another connection is writing (an import), it is kept and tried at the next flush. A batch
+ * that fails otherwise (database down) is dropped and reported.
  */
 export class KeyUsageRecorder {
   private readonly pending = new Map<string, string>();
@@ -43,7 +45,11 @@ export class KeyUsageRecorder {
     this.pending.clear();
     this.flushing = this.store
       .touch(uses)
-      .catch(this.onError)
+      .catch((error: unknown) => {
+        if (!(error instanceof StorageBusyError)) return this.onError(error);
+        // Put the batch back, unless a newer use of the same key was noted meanwhile.
+        for (const use of uses) if (!this.pending.has(use.id)) this.pending.set(use.id, use.at);
+      })
       .finally(() => {
         this.flushing = undefined;
       });

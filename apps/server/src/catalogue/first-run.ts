@@ -11,12 +11,17 @@ export const demoEmail = 'demo@example.com';
  * First start on an empty database outside production: load the sample catalogue, create a demo account and
  * a demo key owned by it, and show the password and key this once (only their hashes are kept). Production
  * never seeds and never prints a secret.
+ *
+ * Several instances may start at once on one empty database: the catalogue is loaded only into an empty one,
+ * atomically, and only the instance that loaded it goes on to make the demo account and key and print them.
+ * The others start as on any later day.
  */
 export async function seedOnFirstRun(services: Services, logger: Logger): Promise<void> {
   if (services.config.env === 'production') return;
   if ((await services.storage.catalogue.countReleases()) > 0) return;
   const releases = await readSampleCatalogue();
-  await services.storage.catalogueWrites.upsertReleases(releases, new Date(services.clock.now()));
+  const seeded = await services.storage.catalogueWrites.seedIfEmpty(releases, new Date(services.clock.now()));
+  if (!seeded) return;
   logger.info({ releases: releases.length }, 'empty database: loaded the sample catalogue');
 
   const password = randomBase62(16);

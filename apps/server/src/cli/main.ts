@@ -60,7 +60,8 @@ async function run(argv: string[]): Promise<number> {
   const config = loadConfig();
   // Logs go to stderr so that `--json` output on stdout stays one clean object.
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr);
-  const services = await openServices(config, logger);
+  // An import may wait for the server's writes and take longer than a request's statement bound.
+  const services = await openServices(config, logger, { statementTimeoutMs: 0 });
   try {
     return await command(services, createOutput(values.json === true), { positionals: rest, values });
   } finally {

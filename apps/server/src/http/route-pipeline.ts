@@ -26,8 +26,9 @@ export interface RoutePipelineDeps extends Authenticator {
  * What runs for every contract route, in order, before its handler:
  *
  * 1. identify the route and read the presented credential (no I/O);
- * 2. refuse addresses that already sent too many failed credentials, before any lookup;
- * 3. verify the credential (the one lookup);
+ * 2. refuse addresses that already sent too many failed credentials, before any lookup (unless the
+ *    credential proved good lately);
+ * 3. verify the credential (the one lookup), and remember whether it proved good;
  * 4. count the request against the caller's quota;
  * 5. apply the route's credential rule (401 / 403), then CSRF;
  * 6. only then read the body, so an unauthenticated or rate-limited request never costs a parse.
@@ -36,9 +37,11 @@ export interface RoutePipelineDeps extends Authenticator {
  * contract itself rather than from anything the request says.
  */
 export function mountRoutePipeline(app: Express, deps: RoutePipelineDeps): void {
+  const failedCredentials = failedCredentialGuard(deps.config, deps.logger, deps.clock);
   const shared: RequestHandler[] = [
-    failedCredentialGuard(deps.config, deps.logger),
+    failedCredentials.refuse,
     authenticateRequest(deps),
+    failedCredentials.learn,
     callerRateLimit(deps.config, deps.logger, deps.rateLimitStore),
     enforceRouteAuth(deps),
     csrfGuard(deps.config.publicUrl),

@@ -8,6 +8,7 @@ import {
 } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
+import { canonicalLanguageTag } from '../catalogue/language-tags.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
@@ -28,9 +29,20 @@ const cursorMessages = {
     'The cursor belongs to a different query: send the same vocaloid_banks, genres, languages and sort that produced it, or start again without a cursor.',
 } as const;
 
+/**
+ * Filter values as storage keys them: lowercase and distinct, language tags in the canonical form they are
+ * stored in (`iw` → `he`). Cursors are bound to these keys, so a cursor made with `languages=iw` also serves
+ * `languages=he`, and the Link header (which repeats the values as sent) leads to the same page.
+ */
 function filterKeys(query: ReleaseListQuery): ReleaseFilterKeys {
-  const keys = (values: string[]) => values.map((value) => value.toLowerCase());
-  return { vocaloid_banks: keys(query.vocaloid_banks), genres: keys(query.genres), languages: keys(query.languages) };
+  const keys = (values: string[], canonical: (value: string) => string = (value) => value) => [
+    ...new Set(values.map((value) => canonical(value).toLowerCase())),
+  ];
+  return {
+    vocaloid_banks: keys(query.vocaloid_banks),
+    genres: keys(query.genres),
+    languages: keys(query.languages, canonicalLanguageTag),
+  };
 }
 
 /** The absolute URL of the next page, with the filters as the client sent them (after normalisation). */

@@ -7,11 +7,13 @@ export class KyselyAccountStore implements AccountStore {
 
   findUserByEmail(email: string): Promise<UserWithPassword | undefined> {
     return guarded(this.backend, async () => {
-      const row = await this.backend.db
-        .selectFrom('users')
-        .select(['id', 'email', 'password_hash', 'created_at'])
-        .where('email', '=', email)
-        .executeTakeFirst();
+      const [row] = await this.backend.read(
+        this.backend.db
+          .selectFrom('users')
+          .select(['id', 'email', 'password_hash', 'created_at'])
+          .where('email', '=', email)
+          .compile(),
+      );
       return row
         ? { id: row.id, email: row.email, passwordHash: row.password_hash, createdAt: row.created_at }
         : undefined;
@@ -20,11 +22,9 @@ export class KyselyAccountStore implements AccountStore {
 
   findUserById(id: string): Promise<UserRecord | undefined> {
     return guarded(this.backend, async () => {
-      const row = await this.backend.db
-        .selectFrom('users')
-        .select(['id', 'email', 'created_at'])
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const [row] = await this.backend.read(
+        this.backend.db.selectFrom('users').select(['id', 'email', 'created_at']).where('id', '=', id).compile(),
+      );
       return row ? { id: row.id, email: row.email, createdAt: row.created_at } : undefined;
     });
   }

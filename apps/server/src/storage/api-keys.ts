@@ -106,7 +106,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
         .orderBy('id', 'desc');
       if (ownerId === null) query = query.where('owner_id', 'is', null);
       else if (ownerId !== undefined) query = query.where('owner_id', '=', ownerId);
-      return (await query.execute()).map(toApiKeyRecord);
+      return (await this.backend.read(query.compile())).map(toApiKeyRecord);
     });
   }
 
@@ -120,25 +120,29 @@ export class KyselyApiKeyStore implements ApiKeyStore {
         .where('id', '=', id)
         .where('revoked_at', 'is', null)
         .execute();
-      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      const [row] = await this.backend.read(db.selectFrom('api_keys').selectAll().where('id', '=', id).compile());
       return row ? toApiKeyRecord(row) : undefined;
     });
   }
 
   touch(uses: ReadonlyArray<{ id: string; at: string }>): Promise<void> {
     if (uses.length === 0) return Promise.resolve();
-    return guarded(this.backend, () =>
-      this.backend.db.transaction().execute(async (trx) => {
-        for (const use of uses) {
-          // Never move last use backwards (two instances may report the same key out of order).
-          await trx
-            .updateTable('api_keys')
-            .set({ last_used_at: use.at })
-            .where('id', '=', use.id)
-            .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', use.at)]))
-            .execute();
-        }
-      }),
+    return guarded(
+      this.backend,
+      () =>
+        this.backend.db.transaction().execute(async (trx) => {
+          for (const use of uses) {
+            // Never move last use backwards (two instances may report the same key out of order).
+            await trx
+              .updateTable('api_keys')
+              .set({ last_used_at: use.at })
+              .where('id', '=', use.id)
+              .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', use.at)]))
+              .execute();
+          }
+        }),
+      // Last use can wait for the next batch: never queue behind an import for it.
+      { whenBusy: 'skip' },
     );
   }
 }

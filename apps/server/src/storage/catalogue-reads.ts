@@ -39,10 +39,9 @@ export class KyselyCatalogueReads implements CatalogueReads {
     if (cache.statistics && now - cache.statistics.readAt < statisticsTtlMs) return cache.statistics.stats;
     cache.statisticsLoad ??= (async () => {
       try {
-        const rows = await this.backend.db
-          .selectFrom('facet_values')
-          .select(['kind', 'value_key', 'release_count'])
-          .execute();
+        const rows = await this.backend.read(
+          this.backend.db.selectFrom('facet_values').select(['kind', 'value_key', 'release_count']).compile(),
+        );
         const stats = new Map<number, Map<string, number>>();
         for (const row of rows) {
           let perKind = stats.get(row.kind);
@@ -112,13 +111,15 @@ export class KyselyCatalogueReads implements CatalogueReads {
 
   facets(): Promise<Omit<Facets, 'generated_at'>> {
     return guarded(this.backend, async () => {
-      const rows = await this.backend.db
-        .selectFrom('facet_values')
-        .select(['kind', 'display', 'release_count'])
-        .where('release_count', '>', 0)
-        .orderBy('release_count', 'desc')
-        .orderBy('value_key', 'asc')
-        .execute();
+      const rows = await this.backend.read(
+        this.backend.db
+          .selectFrom('facet_values')
+          .select(['kind', 'display', 'release_count'])
+          .where('release_count', '>', 0)
+          .orderBy('release_count', 'desc')
+          .orderBy('value_key', 'asc')
+          .compile(),
+      );
       const byKind = (kind: number): FacetValue[] =>
         rows.filter((row) => row.kind === kind).map((row) => ({ value: row.display, count: row.release_count }));
       return {
@@ -131,11 +132,13 @@ export class KyselyCatalogueReads implements CatalogueReads {
 
   countReleases(): Promise<number> {
     return guarded(this.backend, async () => {
-      const row = await this.backend.db
-        .selectFrom('releases')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+      const rows = await this.backend.read(
+        this.backend.db
+          .selectFrom('releases')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .compile(),
+      );
+      return Number(rows[0]?.n ?? 0);
     });
   }
 

@@ -1,5 +1,6 @@
 import type { ParsedReleaseInput, Release } from '@releases/contract';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { canonicalLanguageTag } from '../catalogue/language-tags.js';
 import type { CatalogueCache } from './catalogue-reads.js';
 import type { CatalogueWrites, UpsertResult } from './interface.js';
 import { guarded, type Backend } from './backend.js';
@@ -30,11 +31,6 @@ export function releaseDocument(release: ParsedReleaseInput, createdAt: string, 
   return JSON.stringify(record);
 }
 
-/** The display spelling of a language tag (`zh-hans` → `zh-Hans`). Input was validated already. */
-function canonicalLanguage(tag: string): string {
-  return Intl.getCanonicalLocales(tag)[0] ?? tag;
-}
-
 interface TagRow {
   kind: number;
   value_key: string;
@@ -59,7 +55,7 @@ function tagsOf(release: ParsedReleaseInput): TagRow[] {
 
 /** Normalizes what is stored: canonical language tags, so the document and the index agree. */
 function normalizeRelease(release: ParsedReleaseInput): ParsedReleaseInput {
-  return { ...release, languages: release.languages.map(canonicalLanguage) };
+  return { ...release, languages: release.languages.map(canonicalLanguageTag) };
 }
 
 export class KyselyCatalogueWrites implements CatalogueWrites {
@@ -71,39 +67,57 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
   upsertReleases(releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult> {
     return guarded(this.backend, () =>
       this.backend.db.transaction().execute(async (trx) => {
-        const stamp = now.toISOString();
-        const normalized = releases.map(normalizeRelease);
-        const existing = new Map<string, string>();
-        for (let i = 0; i < normalized.length; i += insertBatchSize) {
-          const ids = normalized.slice(i, i + insertBatchSize).map((release) => release.id);
-          const rows = await trx.selectFrom('releases').select(['id', 'created_at']).where('id', 'in', ids).execute();
-          for (const row of rows) existing.set(row.id, row.created_at);
-        }
-        const touchedKeys = new Map<string, { kind: number; value_key: string }>();
-        if (existing.size > 0) {
-          const ids = [...existing.keys()];
-          for (let i = 0; i < ids.length; i += insertBatchSize) {
-            const batch = ids.slice(i, i + insertBatchSize);
-            const oldTags = await trx
-              .selectFrom('release_tags')
-              .select(['kind', 'value_key'])
-              .where('release_id', 'in', batch)
-              .execute();
-            for (const tag of oldTags) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
-            await trx.deleteFrom('release_tags').where('release_id', 'in', batch).execute();
-            await trx.deleteFrom('releases').where('id', 'in', batch).execute();
-          }
-        }
-        // Later rows with the same id win, as an upsert of a file read top to bottom should.
-        const latest = new Map(normalized.map((release) => [release.id, release]));
-        const written = await this.insertReleases(trx, [...latest.values()], stamp, (id) => existing.get(id) ?? stamp);
-        for (const tag of written) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
-        await this.recountFacets(trx, [...touchedKeys.values()]);
-        await this.bumpCatalogueVersion(trx, stamp);
-        const updated = [...latest.keys()].filter((id) => existing.has(id)).length;
-        return { inserted: latest.size - updated, updated };
+        await this.takeWriteTurn(trx);
+        return this.upsertIn(trx, releases, now);
       }),
     );
+  }
+
+  seedIfEmpty(releases: ParsedReleaseInput[], now: Date): Promise<boolean> {
+    return guarded(this.backend, () =>
+      this.backend.db.transaction().execute(async (trx) => {
+        // In its turn, so a concurrent seeder (another instance starting) has either committed, and is seen
+        // here, or waits for this one and then sees it.
+        await this.takeWriteTurn(trx);
+        if (await trx.selectFrom('releases').select('id').limit(1).executeTakeFirst()) return false;
+        await this.upsertIn(trx, releases, now);
+        return true;
+      }),
+    );
+  }
+
+  private async upsertIn(trx: Executor, releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult> {
+    const stamp = now.toISOString();
+    const normalized = releases.map(normalizeRelease);
+    const existing = new Map<string, string>();
+    for (let i = 0; i < normalized.length; i += insertBatchSize) {
+      const ids = normalized.slice(i, i + insertBatchSize).map((release) => release.id);
+      const rows = await trx.selectFrom('releases').select(['id', 'created_at']).where('id', 'in', ids).execute();
+      for (const row of rows) existing.set(row.id, row.created_at);
+    }
+    const touchedKeys = new Map<string, { kind: number; value_key: string }>();
+    if (existing.size > 0) {
+      const ids = [...existing.keys()];
+      for (let i = 0; i < ids.length; i += insertBatchSize) {
+        const batch = ids.slice(i, i + insertBatchSize);
+        const oldTags = await trx
+          .selectFrom('release_tags')
+          .select(['kind', 'value_key'])
+          .where('release_id', 'in', batch)
+          .execute();
+        for (const tag of oldTags) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
+        await trx.deleteFrom('release_tags').where('release_id', 'in', batch).execute();
+        await trx.deleteFrom('releases').where('id', 'in', batch).execute();
+      }
+    }
+    // Later rows with the same id win, as an upsert of a file read top to bottom should.
+    const latest = new Map(normalized.map((release) => [release.id, release]));
+    const written = await this.insertReleases(trx, [...latest.values()], stamp, (id) => existing.get(id) ?? stamp);
+    for (const tag of written) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
+    await this.recountFacets(trx, [...touchedKeys.values()]);
+    await this.bumpCatalogueVersion(trx, stamp);
+    const updated = [...latest.keys()].filter((id) => existing.has(id)).length;
+    return { inserted: latest.size - updated, updated };
   }
 
   loadReleases(
@@ -113,6 +127,7 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
   ): Promise<number> {
     return guarded(this.backend, () =>
       this.backend.db.transaction().execute(async (trx) => {
+        await this.takeWriteTurn(trx);
         const stamp = now.toISOString();
         let done = 0;
         let batch: ParsedReleaseInput[] = [];
@@ -134,6 +149,33 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
         await this.bumpCatalogueVersion(trx, stamp);
         return done;
       }),
+    );
+  }
+
+  /**
+   * Catalogue writes take turns, and take them first thing in their transaction.
+   *
+   * PostgreSQL: facet counts are recounted from `release_tags` inside each write; under READ COMMITTED, a
+   * recount that waited for another import's row lock would still count from its own older snapshot and
+   * overwrite the other's total (two imports of 40 and 30 releases left a count of 41 instead of 71). A
+   * transaction-scoped advisory lock, per schema, makes the second import start after the first commits,
+   * every statement of it then seeing the first's rows.
+   *
+   * SQLite: one writer at a time already, but a transaction only asks for the write lock at its first write.
+   * Asking at once (a write that changes nothing) means a busy database is met before any work is done: the
+   * retry in `guarded` then starts from scratch, which matters for `loadReleases`, whose input is read once.
+   */
+  private async takeWriteTurn(trx: Executor): Promise<void> {
+    if (this.backend.dialect === 'sqlite') {
+      await trx
+        .updateTable('catalogue_state')
+        .set((eb) => ({ version: eb.ref('version') }))
+        .where('id', '=', 1)
+        .execute();
+      return;
+    }
+    await sql`select pg_advisory_xact_lock(hashtextextended('releases:catalogue-writes:' || current_schema(), 0))`.execute(
+      trx,
     );
   }
 

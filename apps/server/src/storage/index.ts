@@ -3,22 +3,29 @@ import { createPostgresStorage } from './postgres.js';
 import { createSqliteStorage, sqliteFilename } from './sqlite.js';
 
 export interface OpenStorageOptions {
-  /** SQLite: how long to wait for a lock. PostgreSQL: how long to wait for a connection. */
+  /** PostgreSQL: how long to wait for a connection. */
   timeoutMs?: number;
+  /**
+   * The longest one statement may take, waiting for locks included (`DATABASE_STATEMENT_TIMEOUT`):
+   * PostgreSQL's `statement_timeout`, and for SQLite the wait for another connection's write lock.
+   * 0: no bound (the CLI's long imports).
+   */
+  statementTimeoutMs?: number;
 }
 
 /** Opens the database named by `DATABASE_URL` (not yet migrated): `file:...` is SQLite, `postgres://...` PostgreSQL. */
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage> {
-  const timeout = options.timeoutMs;
+  const { timeoutMs, statementTimeoutMs } = options;
   if (databaseUrl.startsWith('file:')) {
     return createSqliteStorage({
       filename: sqliteFilename(databaseUrl),
-      ...(timeout === undefined ? {} : { busyTimeoutMs: timeout }),
+      ...(statementTimeoutMs === undefined ? {} : { lockWaitMs: statementTimeoutMs }),
     });
   }
   return createPostgresStorage({
     connectionString: databaseUrl,
-    ...(timeout === undefined ? {} : { connectTimeoutMs: timeout }),
+    ...(timeoutMs === undefined ? {} : { connectTimeoutMs: timeoutMs }),
+    ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
   });
 }
 

@@ -53,6 +53,11 @@ export interface UpsertResult {
 export interface CatalogueWrites {
   /** Inserts or replaces releases by id in one transaction: all of them, or none. */
   upsertReleases(releases: ParsedReleaseInput[], now: Date): Promise<UpsertResult>;
+  /**
+   * Loads releases only into an empty catalogue, atomically: of several instances starting at once on one
+   * empty database, exactly one gets true (and seeds); the others find the catalogue filled.
+   */
+  seedIfEmpty(releases: ParsedReleaseInput[], now: Date): Promise<boolean>;
   /** Bulk load for synthetic catalogues: like upsert, in batches, with progress. */
   loadReleases(releases: Iterable<ParsedReleaseInput>, now: Date, onProgress?: (done: number) => void): Promise<number>;
 }

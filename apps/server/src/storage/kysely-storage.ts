@@ -45,11 +45,15 @@ export class KyselyStorage implements Storage {
       provider: migrationProvider(this.dialect),
       ...(schema ? { migrationTableSchema: schema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) {
+    // Several processes may start at once (instances, the CLI): a migration refused because another one is
+    // writing is tried again (`guarded`); Kysely's migration lock keeps each migration to one of them.
+    await guarded(this.backend, async () => {
+      const { error, results } = await migrator.migrateToLatest();
+      if (error === undefined) return;
+      if (error instanceof Error && this.backend.isBusy(error)) throw error;
       const failed = results?.find((result) => result.status === 'Error');
       throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
-    }
+    });
   }
 
   ping(): Promise<void> {

@@ -1,4 +1,12 @@
-import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  type CompiledQuery,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+} from 'kysely';
 import pg from 'pg';
 import { StorageUnavailableError } from './errors.js';
 import type { Storage } from './interface.js';
@@ -11,9 +19,17 @@ export interface PostgresOptions {
   maxConnections?: number;
   /** How long a request waits for a connection before it fails with 503. */
   connectTimeoutMs?: number;
+  /** PostgreSQL's `statement_timeout` (lock waits included); 0 turns it off. */
+  statementTimeoutMs?: number;
 }
 
-/** Node network errors and PostgreSQL SQLSTATEs that mean "the database is not answering". */
+/**
+ * Node network errors and PostgreSQL SQLSTATEs that mean "the database is not answering (now)", not "this
+ * request is wrong": connection exceptions (class 08), insufficient resources (53), operator intervention
+ * (57: shutdown, cannot connect now, and 57014, a statement cancelled by `statement_timeout`), a database
+ * that does not accept connections (55000) or does not exist (3D000, dropped or not yet restored), a lock not
+ * granted in time (55P03), and a transaction that lost a deadlock or serialization race (40P01, 40001).
+ */
 const unavailableCodes = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -21,46 +37,100 @@ const unavailableCodes = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
   'EPIPE',
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '55000',
+  '55P03',
+  '3D000',
+  '40001',
+  '40P01',
 ]);
+const unavailableClasses = ['08', '53', '57'];
+const unavailableMessages =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|pool after calling end|Query read timeout|connection is not queryable|Client was closed/i;
 
 function translateError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
-  const code = (error as { code?: unknown }).code;
+  const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : '';
   if (
-    (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|pool after calling end/i.test(
-      message,
-    )
+    (typeof code === 'string' &&
+      (unavailableCodes.has(code) || (code.length === 5 && unavailableClasses.includes(code.slice(0, 2))))) ||
+    unavailableMessages.test(message)
   ) {
     return new StorageUnavailableError(`PostgreSQL: ${typeof code === 'string' ? code : message}`, { cause: error });
   }
   return error;
 }
 
+/** How much longer than `statement_timeout` the client waits for an answer before it gives the connection up. */
+const clientTimeoutMarginMs = 1_000;
+
+/**
+ * The pg pool as Kysely sees it, with one addition: a client whose query got no answer at all within the
+ * client-side timeout (the network or the server hangs, so not even `statement_timeout`'s cancellation
+ * arrived) is destroyed on release instead of going back to the pool, where every later query would queue
+ * behind the one still waiting.
+ */
+function poolDroppingHungClients(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let hung: Error | undefined;
+      function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+      function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+      function query<R>(
+        sqlOrCursor: string | PostgresCursor<R>,
+        parameters?: ReadonlyArray<unknown>,
+      ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+        // Kysely asks for a cursor only when the dialect is given a cursor class, which this one is not.
+        if (typeof sqlOrCursor !== 'string') throw new Error('streaming queries are not used by this service');
+        // Behind a hung query nothing else on this connection can run (Kysely's ROLLBACK would wait too).
+        if (hung) return Promise.reject(hung);
+        // pg's result is Kysely's shape with a wider `command` type; Kysely's own pg driver relies on the same.
+        const result = client.query(sqlOrCursor, parameters as unknown[]) as unknown as Promise<PostgresQueryResult<R>>;
+        return result.catch((error: unknown) => {
+          if (error instanceof Error && error.message === 'Query read timeout') hung = error;
+          throw error;
+        });
+      }
+      return { query, release: () => client.release(hung) };
+    },
+    end: () => pool.end(),
+  };
+}
+
 class PostgresBackend implements Backend {
   readonly dialect = 'postgres' as const;
   readonly db: Kysely<Database>;
+  /** PostgreSQL waits for locks itself (bounded by `statement_timeout`); nothing is retried here. */
+  readonly busyWaitMs = 0;
   private readonly pool: pg.Pool;
 
   constructor(options: PostgresOptions) {
+    const statementTimeout = options.statementTimeoutMs ?? 5_000;
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       idleTimeoutMillis: 30_000,
+      // Dead peers (a database host that vanished) are noticed by TCP instead of never.
+      keepAlive: true,
+      ...(statementTimeout > 0
+        ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + clientTimeoutMarginMs }
+        : {}),
     });
     // An idle client losing its connection (database restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
-    this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.pool }) });
+    this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: poolDroppingHungClients(this.pool) }) });
   }
 
   async read<Row>(query: CompiledQuery<Row>): Promise<Row[]> {
     return (await this.db.executeQuery(query)).rows;
+  }
+
+  isBusy(): boolean {
+    return false;
   }
 
   translateError(error: unknown): unknown {

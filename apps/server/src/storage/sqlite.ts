@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
@@ -10,27 +10,40 @@ import type { Storage } from './interface.js';
 export interface SqliteOptions {
   /** A file path, or `:memory:`. */
   filename: string;
-  /** How long a statement waits for a lock before the request fails with 503. */
-  busyTimeoutMs?: number;
+  /**
+   * How long a write keeps retrying while another connection (the CLI importing, another process) holds the
+   * write lock, before the request fails with 503. 0: no bound. The wait is on timers, never a blocked event loop.
+   */
+  lockWaitMs?: number;
 }
 
 /** Prepared statements are reused by SQL text; the text varies only with the number of filter values. */
 const statementCacheSize = 256;
 
 /** SQLite codes that mean "cannot answer now" rather than "this request is wrong". */
-const unavailableCodes = new Set([
+const unavailableCodes = [
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',
   'SQLITE_FULL',
   'SQLITE_READONLY',
-]);
+];
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** SQLITE_BUSY and its extended codes (`_SNAPSHOT`, `_RECOVERY`, `_TIMEOUT`): another connection is writing. */
+function isBusy(error: unknown): boolean {
+  return errorCode(error)?.startsWith('SQLITE_BUSY') === true;
+}
 
 function translateError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && [...unavailableCodes].some((prefix) => code.startsWith(prefix))) {
+  const code = errorCode(error);
+  if (code !== undefined && unavailableCodes.some((prefix) => code.startsWith(prefix))) {
     return new StorageUnavailableError(`SQLite: ${code}`, { cause: error });
   }
   // After close() (shutdown), better-sqlite3 and Kysely refuse further queries: the database is gone, not the request.
@@ -43,8 +56,23 @@ function translateError(error: unknown): unknown {
   return error;
 }
 
-function openConnection(filename: string, options: { readonly: boolean; busyTimeoutMs: number }) {
-  const connection = new BetterSqlite3(filename, { readonly: options.readonly, timeout: options.busyTimeoutMs });
+/**
+ * The database file holds the cursor secret and the hashes of every key and session: readable by its owner
+ * only. Created empty here, 0600, before SQLite opens it; SQLite gives its -wal and -shm files the
+ * database's own mode. A folder we create is 0700. (An existing file keeps the mode its operator gave it.)
+ */
+function createPrivately(filename: string): void {
+  mkdirSync(path.dirname(path.resolve(filename)), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(filename, 'wx', 0o600));
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+  }
+}
+
+function openConnection(filename: string, options: { readonly: boolean; setupWaitMs: number }) {
+  // The busy timeout covers only the setup below (at start, before any request is served)...
+  const connection = new BetterSqlite3(filename, { readonly: options.readonly, timeout: options.setupWaitMs });
   if (!options.readonly) {
     connection.pragma('journal_mode = WAL');
     // With WAL, NORMAL keeps the database consistent after a crash and only risks the last commit on power loss.
@@ -52,12 +80,19 @@ function openConnection(filename: string, options: { readonly: boolean; busyTime
     connection.pragma('foreign_keys = ON');
   }
   connection.pragma('cache_size = -65536');
+  // ...then statements never wait inside SQLite: a synchronous wait would stall every request of the process.
+  // `guarded()` retries busy work on timers instead.
+  connection.pragma('busy_timeout = 0');
   return connection;
 }
+
+/** The setup of a connection (journal mode) may wait this long for another process's lock, at start only. */
+const setupWaitMs = 5_000;
 
 class SqliteBackend implements Backend {
   readonly dialect = 'sqlite' as const;
   readonly db: Kysely<Database>;
+  readonly busyWaitMs: number;
   private readonly writer: BetterSqlite3.Database;
   private reader: BetterSqlite3.Database | undefined;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
@@ -65,22 +100,21 @@ class SqliteBackend implements Backend {
   private closed = false;
 
   constructor(private readonly options: Required<SqliteOptions>) {
-    if (options.filename !== ':memory:') mkdirSync(path.dirname(path.resolve(options.filename)), { recursive: true });
-    this.writer = openConnection(options.filename, { readonly: false, busyTimeoutMs: options.busyTimeoutMs });
+    this.busyWaitMs = options.lockWaitMs;
+    if (options.filename !== ':memory:') createPrivately(options.filename);
+    this.writer = openConnection(options.filename, { readonly: false, setupWaitMs });
     this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: this.writer }) });
   }
 
   /**
-   * Hot-path reads go to their own read-only connection (WAL lets it read while the writer writes, and it
-   * never sees another request's open transaction) through cached prepared statements.
+   * Reads go to their own read-only connection: WAL lets it read while any writer (this process's or
+   * another's) holds the write lock, it never sees another request's open transaction, and it never queues
+   * behind Kysely's single writer connection.
    */
   private readerConnection(): BetterSqlite3.Database {
     if (this.closed) throw new StorageUnavailableError('SQLite: the database is closed');
     if (this.options.filename === ':memory:') return this.writer;
-    this.reader ??= openConnection(this.options.filename, {
-      readonly: true,
-      busyTimeoutMs: this.options.busyTimeoutMs,
-    });
+    this.reader ??= openConnection(this.options.filename, { readonly: true, setupWaitMs });
     return this.reader;
   }
 
@@ -107,6 +141,10 @@ class SqliteBackend implements Backend {
     return this.dataVersion.get() as number;
   }
 
+  isBusy(error: unknown): boolean {
+    return isBusy(error);
+  }
+
   translateError(error: unknown): unknown {
     return translateError(error);
   }
@@ -123,7 +161,7 @@ class SqliteBackend implements Backend {
 }
 
 export function createSqliteStorage(options: SqliteOptions): Storage {
-  return new KyselyStorage(new SqliteBackend({ busyTimeoutMs: 2_000, ...options }));
+  return new KyselyStorage(new SqliteBackend({ lockWaitMs: 5_000, ...options }));
 }
 
 /** `file:<path>` → path; `file::memory:` → `:memory:`. */
