@@ -1,6 +1,7 @@
 import { limits } from '@releases/contract/wire';
-import { useEffect, useId, useState, type FormEvent, type InputHTMLAttributes } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { errorMessage, fieldErrors } from '../api.js';
+import { Field } from '../components/field.js';
 import { usePageTitle } from '../page-title.js';
 import { Link, navigate, safeReturnPath, useLocation } from '../router.js';
 import { routes } from '../routes.js';
@@ -12,40 +13,6 @@ const texts = {
   signin: { title: 'Sign in', button: 'Sign in', busy: 'Signing in…', other: 'signUp' },
   signup: { title: 'Create an account', button: 'Sign up', busy: 'Creating your account…', other: 'signIn' },
 } as const;
-
-interface FieldProps {
-  id: string;
-  label: string;
-  error: string | undefined;
-  hint?: string;
-  inputProps: InputHTMLAttributes<HTMLInputElement>;
-}
-
-/** A labelled input with its hint and its error, both tied to it for screen readers. */
-export function Field({ id, label, error, hint, inputProps }: FieldProps) {
-  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      )}
-      <input
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described || undefined}
-        {...inputProps}
-      />
-      {error && (
-        <p id={`${id}-error`} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
 
 /** `/signin` and `/signup`: one form, two wordings. After success, back to where the user was going. */
 export function AuthPage({ mode }: { mode: AuthMode }) {

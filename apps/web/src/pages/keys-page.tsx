@@ -2,13 +2,13 @@ import { headerNames, limits } from '@releases/contract/wire';
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { errorMessage, fieldErrors, isSignedOutError, type ApiKey, type CreatedApiKey } from '../api.js';
 import { useApi } from '../api-context.js';
+import { Field } from '../components/field.js';
 import { KeyList } from '../components/key-list.js';
 import { NewKey } from '../components/new-key.js';
 import { usePageTitle } from '../page-title.js';
 import { navigate } from '../router.js';
 import { routes } from '../routes.js';
 import { useSession } from '../session.js';
-import { Field } from './auth-page.js';
 
 const defaultLifetimeDays = 90;
 
