@@ -47,7 +47,7 @@ export class HttpProblem extends Error {
 }
 
 /** Seconds a client should wait before retrying after a 503. */
-export const serviceUnavailableRetryAfterSeconds = 5;
+const serviceUnavailableRetryAfterSeconds = 5;
 
 export function serviceUnavailable(detail: string, cause?: unknown): HttpProblem {
   return new HttpProblem('service-unavailable', detail, {
@@ -90,7 +90,7 @@ function escapePointer(segment: string): string {
 }
 
 /** A one-line summary of validation errors for `detail`. */
-export function summarizeErrors(errors: ProblemError[]): string {
+function summarizeErrors(errors: ProblemError[]): string {
   const parts = errors.map((e) => {
     const where = e.parameter ?? e.pointer ?? e.header;
     return where ? `${where} ${e.detail}` : e.detail;
@@ -116,7 +116,7 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 }
 
 /** Maps errors we did not raise ourselves (body parsing, storage outages) to problems. */
-export function toHttpProblem(error: unknown): HttpProblem {
+function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof StorageUnavailableError) {
     return serviceUnavailable('The database is not answering. Try again shortly.', error);
@@ -211,12 +211,12 @@ export function answerClientErrors(server: Server, publicUrl: string): void {
   });
 }
 
-export interface ProblemWriterContext {
+interface ProblemWriterContext {
   publicUrl: string;
   requestId: string | undefined;
 }
 
-export function problemBody(problem: HttpProblem, context: ProblemWriterContext): Problem {
+function problemBody(problem: HttpProblem, context: ProblemWriterContext): Problem {
   const body: Problem = {
     type: problemTypeUri(context.publicUrl, problem.kind),
     title: problemKinds[problem.kind].title,
@@ -228,7 +228,7 @@ export function problemBody(problem: HttpProblem, context: ProblemWriterContext)
   return body;
 }
 
-export function sendProblem(res: Response, problem: HttpProblem, context: ProblemWriterContext): void {
+function sendProblem(res: Response, problem: HttpProblem, context: ProblemWriterContext): void {
   res.status(problem.status);
   for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
   // Error bodies are never cached: they describe one request.

@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 const require = createRequire(import.meta.url);
 
 /** Debian's Chromium (apt-get install chromium); `.ci/run` installs it when it is missing. */
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(chromiumPath)) {
@@ -29,7 +29,7 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-export const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Written by each run, git-ignored. */
 export const resultsDir = path.join(webRoot, 'test-results');
 /** The committed set shown in the README, rewritten only when asked (UPDATE_SCREENSHOTS=1). */

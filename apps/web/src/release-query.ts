@@ -17,7 +17,7 @@ import {
 export type ReleaseQuery = Record<ReleaseFilterParameter, string[]> & { sort: SortOrder };
 
 export type ReleaseFilter = ReleaseFilterParameter;
-export const releaseFilters = releaseFilterParameters;
+const releaseFilters = releaseFilterParameters;
 
 export const emptyReleaseQuery: ReleaseQuery = {
   vocaloid_banks: [],

@@ -20,7 +20,7 @@ export function release(n: number, overrides: Partial<Release> = {}): Release {
   };
 }
 
-export const facets: Facets = {
+const facets: Facets = {
   vocaloid_banks: [
     { value: 'Hatsune Miku', count: 42 },
     { value: 'GUMI', count: 17 },

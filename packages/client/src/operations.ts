@@ -37,9 +37,6 @@ export const operations = {
   'keys.revoke': { method: 'DELETE', path: apiPaths.key, auth: 'session' },
 } as const satisfies Record<string, Operation>;
 
-/** An operation's name, e.g. `'keys.create'`. */
-export type OperationName = keyof typeof operations;
-
 /**
  * The path of an operation with its `:id` filled in. An id must be a non-empty string, and is encoded as one
  * path segment: `''` would turn `/release/:id` into the release list, and `.` or `..` would climb the path

@@ -130,7 +130,7 @@ export interface RawRequest extends RequestOptions {
 }
 
 /** The largest delay `setTimeout` honours; a longer one fires at once. */
-export const maxTimerMs = 2 ** 31 - 1;
+const maxTimerMs = 2 ** 31 - 1;
 const logLevels: ReadonlySet<string> = new Set(['off', 'error', 'warn', 'info', 'debug']);
 
 function shown(value: unknown): string {
@@ -138,7 +138,7 @@ function shown(value: unknown): string {
 }
 
 /** A whole number in [min, max], or a `ReleasesError` that names the option and what it must be. */
-export function wholeNumberOption(name: string, value: unknown, min: number, max: number, unit = ''): number {
+function wholeNumberOption(name: string, value: unknown, min: number, max: number, unit = ''): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
   const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
   throw new ReleasesError(`${name} must be a whole number${unit} ${range}; got ${shown(value)}.`);

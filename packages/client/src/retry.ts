@@ -56,7 +56,7 @@ function utc(year: number, month: string, day: number, hours: number, minutes: n
  * reads almost anything (it takes `1.5` for a day in 2001), only the three forms HTTP defines are read.
  * `now` places a two-digit RFC 850 year: one more than 50 years ahead means the century before.
  */
-export function parseHttpDate(value: string, now: number): number | undefined {
+function parseHttpDate(value: string, now: number): number | undefined {
   let match = imfFixdate.exec(value);
   if (match) return utc(Number(match[3]), match[2]!, Number(match[1]), +match[4]!, +match[5]!, +match[6]!);
   match = rfc850Date.exec(value);

@@ -48,7 +48,7 @@ const keyFailureStatus: Record<KeyFailure, 'unauthorized' | 'rate-limited' | 'fo
 };
 
 /** The answer to a refused key: 401 for a bad key, 429 when its allowance is spent, 403 when it may not call us. */
-export function keyFailureProblem(
+function keyFailureProblem(
   result: Extract<KeyVerification, { valid: false }>,
   manager: KeyManager['kind'],
   challenges: readonly string[],

@@ -13,7 +13,7 @@ export type PresentedCredential =
   | { kind: 'session'; token: string; via: 'cookie' | 'bearer' }
   | { kind: 'malformed'; detail: string; via: 'api-key' | 'bearer' | 'cookie' };
 
-export const credentialMessages = {
+const credentialMessages = {
   repeatedApiKey: `Send one ${headerNames.apiKey} header, not several.`,
   malformedAuthorization: 'The Authorization header must be "Bearer <session token>".',
   malformedSessionCookie: 'The session cookie is not one this service issued. Sign in again.',

@@ -2,9 +2,9 @@ import { StorageBusyError } from '../storage/errors.js';
 import type { ApiKeyStore } from '../storage/interface.js';
 
 /** `last_used_at` moves at most this often per key (SPEC §4). */
-export const lastUsedIntervalMs = 60_000;
+const lastUsedIntervalMs = 60_000;
 /** How often pending uses are written, in one batch, unless told otherwise. */
-export const defaultUsageFlushIntervalMs = 5_000;
+const defaultUsageFlushIntervalMs = 5_000;
 const maxTrackedKeys = 10_000;
 
 /**

@@ -4,7 +4,7 @@ import type { SessionRecord, SessionStore } from '../storage/interface.js';
 import { hashSecret, newId } from './api-keys.js';
 
 /** The idle expiry is moved at most this often per session: one write a minute, however busy the session. */
-export const sessionExtendIntervalMs = 60_000;
+const sessionExtendIntervalMs = 60_000;
 
 export interface SessionLifetimes {
   idleTtlMs: number;

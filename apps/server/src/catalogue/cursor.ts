@@ -27,7 +27,7 @@ export interface CursorQuery {
 }
 
 /** A short, stable digest of what a cursor is bound to. Values are already lowercase and distinct. */
-export function queryFingerprint(query: CursorQuery): string {
+function queryFingerprint(query: CursorQuery): string {
   const canonical = JSON.stringify([
     query.sort,
     [...query.filters.vocaloid_banks].sort(),

@@ -5,7 +5,7 @@ import { parseReleaseFile, type ImportRowError } from './import.js';
 import type { ParsedReleaseInput } from '@releases/contract';
 
 /** The sample catalogue shipped in the repo (labelled as sample data in its README). */
-export const sampleCataloguePath = path.join(serverRoot, 'data', 'sample-catalogue.json');
+const sampleCataloguePath = path.join(serverRoot, 'data', 'sample-catalogue.json');
 
 export async function readSampleCatalogue(): Promise<ParsedReleaseInput[]> {
   const parsed = parseReleaseFile(await readFile(sampleCataloguePath, 'utf8'));

@@ -4,7 +4,7 @@ import { requestContext } from './request-context.js';
 
 const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export const csrfMessages = {
+const csrfMessages = {
   crossSite:
     'This request changes something with a session cookie but did not come from this service\'s own pages (cross-site request refused). Call it from the web app, or send the session as "Authorization: Bearer <token>".',
   crossSiteSignIn: "Signing up or in is only possible from this service's own pages or from outside a browser.",

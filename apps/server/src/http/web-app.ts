@@ -6,7 +6,7 @@ import { serverRoot } from '../config.js';
 import { HttpProblem } from '../problems.js';
 
 /** Where `pnpm build` puts the web app (`apps/web/dist`), found from this package, not from the cwd. */
-export const webAppRoot = path.resolve(serverRoot, '..', 'web', 'dist');
+const webAppRoot = path.resolve(serverRoot, '..', 'web', 'dist');
 
 /** The first path segment of everything the server answers itself (`api`, `docs`, `problems`, `livez`, `readyz`). */
 const serverSegments = new Set(Object.values(apiPaths).map((route) => route.split('/')[1]));

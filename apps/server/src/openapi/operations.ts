@@ -38,7 +38,7 @@ const sessionSecurity: SecurityRequirementObject[] = [
 ];
 
 /** The credentials a route takes (`metadata.auth`), as the server applies them under the configured mode. */
-export function securityFor(auth: RouteAuth, authMode: Config['authMode']): SecurityRequirementObject[] {
+function securityFor(auth: RouteAuth, authMode: Config['authMode']): SecurityRequirementObject[] {
   switch (auth) {
     case 'none':
       return [];

@@ -20,7 +20,7 @@ export interface AuthRouteDeps {
   clock: Clock;
 }
 
-export const accountMessages = {
+const accountMessages = {
   signupClosed: 'Signing up is closed on this service. Ask its operator for an account.',
   emailTaken: 'An account with this email already exists. Sign in instead.',
   badCredentials: 'The email or password is not right.',

@@ -7,7 +7,7 @@ import type { Express, Response } from 'express';
  * app's `res.json()` to write such a body as is. The route's declared type is the contract's, which the text
  * satisfies by construction; the route tests parse every response with the contract's schemas.
  */
-export class PreserializedJson {
+class PreserializedJson {
   constructor(readonly text: string) {}
 }
 

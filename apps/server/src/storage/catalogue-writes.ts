@@ -12,7 +12,7 @@ const insertBatchSize = 200;
 type Executor = Kysely<Database> | Transaction<Database>;
 
 /** The serialized form a release is stored and served in; field order is the documented one. */
-export function releaseDocument(release: ParsedReleaseInput, createdAt: string, updatedAt: string): string {
+function releaseDocument(release: ParsedReleaseInput, createdAt: string, updatedAt: string): string {
   const record: Release = {
     id: release.id,
     title: release.title,

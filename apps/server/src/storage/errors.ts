@@ -10,8 +10,3 @@ export class StorageUnavailableError extends Error {
 export class StorageBusyError extends StorageUnavailableError {
   override readonly name: string = 'StorageBusyError';
 }
-
-/** A write was refused because of its data (constraint, bad row). The message names the row. */
-export class StorageConflictError extends Error {
-  override readonly name = 'StorageConflictError';
-}

@@ -1,5 +1,5 @@
 /** Table types for Kysely. Timestamps are ISO 8601 text in both dialects; `release_date` is `YYYY-MM-DD`. */
-export interface ReleasesTable {
+interface ReleasesTable {
   id: string;
   title: string;
   artist: string;
@@ -21,7 +21,7 @@ export type TagKind = (typeof tagKinds)[keyof typeof tagKinds];
  * One row per (release, filter value). `release_date` is copied here so that one index range per value is
  * already in page order: a filter walks only its own matches, newest first, and stops at the page size.
  */
-export interface ReleaseTagsTable {
+interface ReleaseTagsTable {
   kind: number;
   value_key: string;
   release_date: string;
@@ -29,14 +29,14 @@ export interface ReleaseTagsTable {
 }
 
 /** Each filter value with its display spelling and release count (the facets). */
-export interface FacetValuesTable {
+interface FacetValuesTable {
   kind: number;
   value_key: string;
   display: string;
   release_count: number;
 }
 
-export interface CatalogueStateTable {
+interface CatalogueStateTable {
   id: number;
   version: number;
   updated_at: string;
@@ -56,7 +56,7 @@ export interface ApiKeysTable {
   last_used_at: string | null;
 }
 
-export interface UsersTable {
+interface UsersTable {
   id: string;
   email: string;
   password_hash: string | null;
@@ -73,7 +73,7 @@ export interface SessionsTable {
   absolute_expires_at: string;
 }
 
-export interface ServerSecretsTable {
+interface ServerSecretsTable {
   name: string;
   value: string;
 }

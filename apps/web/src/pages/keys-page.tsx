@@ -26,7 +26,7 @@ export function parseLifetime(text: string): { days: number | undefined } | { pr
 type KeysState = { status: 'loading' } | { status: 'ready'; keys: ApiKey[] } | { status: 'error'; error: string };
 
 /** The keys screen proper, for a signed-in user. */
-export function KeysManager() {
+function KeysManager() {
   const api = useApi();
   const { expired } = useSession();
   const id = useId();
