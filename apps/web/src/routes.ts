@@ -1,10 +1,4 @@
-/**
- * The app's pages (SPEC §9). The server answers each of these paths with `index.html` for any client
- * (apps/server/src/http/web-app.ts keeps the same list; the browser test checks that it does).
- */
-export const routes = {
-  releases: '/',
-  signIn: '/signin',
-  signUp: '/signup',
-  keys: '/settings/keys',
-} as const;
+import { webAppPaths } from '@releases/contract/wire';
+
+/** The app's pages (SPEC §9), defined once in the contract: the server serves `index.html` on the same list. */
+export const routes = webAppPaths;

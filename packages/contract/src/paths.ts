@@ -1,3 +1,14 @@
+/**
+ * The web app's pages (SPEC §9). The server answers each with the app's `index.html` for any client; the app
+ * routes on them.
+ */
+export const webAppPaths = {
+  releases: '/',
+  signIn: '/signin',
+  signUp: '/signup',
+  keys: '/settings/keys',
+} as const;
+
 /** Every route's path, once: the ts-rest router and the SDK both read them from here. */
 export const apiPaths = {
   releaseList: '/api/v1/release',

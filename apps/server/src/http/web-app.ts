@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { apiPaths } from '@releases/contract';
+import { apiPaths, webAppPaths } from '@releases/contract';
 import express, { type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import { serverRoot } from '../config.js';
@@ -12,11 +12,11 @@ const webAppRoot = path.resolve(serverRoot, '..', 'web', 'dist');
 const serverSegments = new Set(Object.values(apiPaths).map((route) => route.split('/')[1]));
 
 /**
- * The web app's own pages (apps/web/src/routes.ts; its browser test checks that each is served here). They
- * get the app for any client; other paths only for a browser navigating (one that asks for `text/html`), so a
- * script that fetches a path that does not exist still gets a problem, not a page.
+ * The web app's own pages (`webAppPaths` in the contract, which the app routes on). They get the app for any
+ * client; other paths only for a browser navigating (one that asks for `text/html`), so a script that fetches
+ * a path that does not exist still gets a problem, not a page.
  */
-export const webAppRoutes = new Set(['/', '/signin', '/signup', '/settings/keys']);
+export const webAppRoutes = new Set<string>(Object.values(webAppPaths));
 
 /** A browser navigating names `text/html` (or XHTML) in `Accept`; a bare wildcard is not asking for a page. */
 function asksForPage(accept: string | undefined): boolean {
