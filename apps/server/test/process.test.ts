@@ -1,6 +1,6 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,54 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { serverRoot } from '../src/config.js';
 
-const main = path.join(serverRoot, 'dist', 'main.js');
+import { requireBuild, serverMain as main, startServer as startProcess } from './process-harness.js';
+
 let folder: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Starts the built server as users do (`node dist/main.js`) and waits until /livez answers. */
-async function startProcess(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/livez`)).ok) return { child, url, stdout: () => out, stderr: () => err, exited };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`server exited: ${err}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill();
-  throw new Error(`server did not start: ${err}`);
-}
-
 beforeAll(() => {
-  if (!existsSync(main)) throw new Error('build the server first (pnpm build): it is tested as users run it');
+  requireBuild();
   folder = mkdtempSync(path.join(tmpdir(), 'releases-process-'));
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
