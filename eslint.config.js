@@ -21,7 +21,15 @@ const nodeGlobals = {
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', 'bench/.work/**', '**/*.d.ts', '**/.test-build/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/.turbo/**',
+      'bench/.work/**',
+      '**/*.d.ts',
+      '**/*.d.mts',
+      '**/.test-build/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

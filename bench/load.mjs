@@ -3,14 +3,14 @@
 // read. Bounded by time and by request count. Prints one JSON object.
 import http from 'node:http';
 
-const { baseUrl, paths, connections, durationMs, warmupMs, maxRequests } = JSON.parse(process.argv[2]);
+const { baseUrl, paths, connections, durationMs, warmupMs, maxRequests, headers = {} } = JSON.parse(process.argv[2]);
 const target = new URL(baseUrl);
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 
 function get(path) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const request = http.get({ host: target.hostname, port: target.port, path, agent }, (response) => {
+    const request = http.get({ host: target.hostname, port: target.port, path, agent, headers }, (response) => {
       response.on('data', () => {});
       response.on('end', () => resolve({ status: response.statusCode, ms: performance.now() - started }));
       response.on('error', reject);

@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import { contract, headerNames } from '@releases/contract';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
@@ -15,6 +16,8 @@ import type { Config } from './config.js';
 import { docsAssets } from './http/docs-assets.js';
 import { exposedHeaders, publicReadPaths, unmatchedRoute } from './http/guards.js';
 import { requestId } from './http/request-id.js';
+import { PublicReadCache } from './http/public-read-cache.js';
+import { CallerQuotas, failedCredentialGuard } from './http/rate-limit.js';
 import { mountRoutePipeline } from './http/route-pipeline.js';
 import { securityHeaders } from './http/security-headers.js';
 import { webApp } from './http/web-app.js';
@@ -53,6 +56,19 @@ export interface AppDeps {
 
 /** Builds the Express app. Listens on nothing: `main.ts` (or a test) does that. */
 export function createApp(deps: AppDeps): Express {
+  return buildApp(deps).app;
+}
+
+/**
+ * What a server listens with: the app, behind the cache that answers repeated anonymous public reads without
+ * it (`http/public-read-cache.ts`). `main.ts` and the test harness serve this.
+ */
+export function createRequestListener(deps: AppDeps): RequestListener {
+  const { app, publicReads } = buildApp(deps);
+  return publicReads.listener(app);
+}
+
+function buildApp(deps: AppDeps): { app: Express; publicReads: PublicReadCache } {
   const { config, storage, logger, clock } = deps;
   const app = express();
   app.disable('x-powered-by');
@@ -80,15 +96,10 @@ export function createApp(deps: AppDeps): Express {
   );
 
   const cookie = new SessionCookie(config.publicUrl);
-  mountRoutePipeline(app, {
-    config,
-    logger,
-    clock,
-    cookie,
-    keys: deps.keys,
-    sessions: deps.sessions,
-    ...(deps.rateLimitStore ? { rateLimitStore: deps.rateLimitStore } : {}),
-  });
+  const quotas = new CallerQuotas(config, logger, deps.rateLimitStore);
+  const failedCredentials = failedCredentialGuard(config, logger, clock);
+  const authenticator = { keys: deps.keys, sessions: deps.sessions };
+  mountRoutePipeline(app, { config, clock, cookie, quotas, failedCredentials, ...authenticator });
   const openApiDocument = buildOpenApiDocument(config, version);
   const server = initServer();
   createExpressEndpoints(
@@ -133,5 +144,20 @@ export function createApp(deps: AppDeps): Express {
   app.use(webApp(deps.webAppRoot));
   app.use(unmatchedRoute());
   app.use(problemHandler({ publicUrl: config.publicUrl, logger }));
-  return app;
+
+  const trustProxy: unknown = app.get('trust proxy fn');
+  if (typeof trustProxy !== 'function') throw new Error("Express did not compile the 'trust proxy' setting");
+  const publicReads = new PublicReadCache({
+    ...authenticator,
+    catalogue: storage.catalogue,
+    quotas,
+    failedCredentials,
+    anonymousAllowed: config.authMode === 'optional',
+    logger,
+    clock,
+    sessionCookieName: cookie.name,
+    trustProxy: trustProxy as (address: string, hop: number) => boolean,
+    isShuttingDown,
+  });
+  return { app, publicReads };
 }

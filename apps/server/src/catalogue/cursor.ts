@@ -34,8 +34,17 @@ function queryFingerprint(query: CursorQuery): string {
     [...query.filters.genres].sort(),
     [...query.filters.languages].sort(),
   ]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
+  let fingerprint = fingerprints.get(canonical);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
+    if (fingerprints.size >= memoSize) fingerprints.delete(fingerprints.keys().next().value!);
+    fingerprints.set(canonical, fingerprint);
+  }
+  return fingerprint;
 }
+
+/** Digests of recent queries: a hash per page request was a measurable part of serving one. */
+const fingerprints = new Map<string, string>();
 
 /** Recently issued or verified cursors, so a popular page's cursor is signed and checked once, not per request. */
 const memoSize = 5_000;

@@ -1,4 +1,14 @@
-import { ipKeyGenerator, MemoryStore, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import {
+  ipKeyGenerator,
+  MemoryStore,
+  rateLimit,
+  type AugmentedRequest,
+  type Options,
+  type Store,
+} from 'express-rate-limit';
+import { headerNames } from '@releases/contract';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { hashSecret } from '../auth/api-keys.js';
@@ -10,7 +20,7 @@ import { RateLimitStoreUnavailableError } from './rate-limit-store.js';
 import { requestContext } from './request-context.js';
 
 /** The quota a request is counted against (its name is the policy in the `RateLimit` headers). */
-type Bucket = 'anonymous' | 'api-key' | 'session' | 'auth';
+export type Bucket = 'anonymous' | 'api-key' | 'session' | 'auth';
 
 function bucketOf(req: Request): Bucket {
   const context = requestContext(req);
@@ -20,23 +30,22 @@ function bucketOf(req: Request): Bucket {
   return context.caller.kind;
 }
 
-/** Anonymous callers, failed credentials and sign-ins are counted per client IP (IPv6 per /56). */
-function clientIp(req: Request): string {
-  return ipKeyGenerator(req.ip ?? '');
+/** The partition an address is counted in: the address itself, IPv6 per /56. */
+export function addressPartition(ip: string, bucket: 'anonymous' | 'auth' = 'anonymous'): string {
+  return `${bucket === 'auth' ? 'auth' : 'ip'}:${ipKeyGenerator(ip)}`;
 }
 
 function partitionOf(req: Request, bucket: Bucket): string {
   const caller = requestContext(req).caller;
   if (bucket === 'api-key' && caller.kind === 'api-key') return `key:${caller.keyId}`;
   if (bucket === 'session' && caller.kind === 'session') return `user:${caller.userId}`;
-  return `${bucket === 'auth' ? 'auth' : 'ip'}:${clientIp(req)}`;
+  return addressPartition(req.ip ?? '', bucket === 'auth' ? 'auth' : 'anonymous');
 }
 
-function rateLimitedProblem(req: Request, property: string, windowMs: number, detail: string): HttpProblem {
-  const resetTime = (req as AugmentedRequest)[property]?.resetTime;
-  const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
-  return new HttpProblem('rate-limited', `${detail} Try again in ${seconds} seconds.`, {
-    headers: { 'retry-after': String(seconds) },
+function rateLimitedProblem(seconds: number, detail: string): HttpProblem {
+  const wait = Math.max(1, seconds);
+  return new HttpProblem('rate-limited', `${detail} Try again in ${wait} seconds.`, {
+    headers: { 'retry-after': String(wait) },
   });
 }
 
@@ -52,34 +61,120 @@ function limiterLogger(logger: Logger) {
   };
 }
 
+/** One counted request, as its client is told in the IETF draft-8 `RateLimit` and `RateLimit-Policy` headers. */
+export interface QuotaUse {
+  bucket: Bucket;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+  exceeded: boolean;
+  /** The whole `RateLimit-Policy` value: `"<bucket>"; q=<limit>; w=<window>; pk=:<partition digest>:`. */
+  policy: string;
+}
+
+/** Partition digests kept, so the policy header costs no hash for a returning caller. */
+const maxRememberedPolicies = 10_000;
+
 /**
  * Per-caller quotas (SPEC §4): anonymous callers per IP, API keys per key, sessions per user, signing up and
- * in per IP, with the IETF draft-8 `RateLimit` / `RateLimit-Policy` headers. Runs after the credential is
- * verified, so it knows who is calling.
+ * in per IP, counted in express-rate-limit's stores (in memory, or Redis shared by every instance). The headers
+ * are the draft-8 form express-rate-limit writes, with each partition's digest computed once rather than per
+ * response. A shared store that cannot count lets the request through (SPEC §4: fail open).
  */
-export function callerRateLimit(config: Config, logger: Logger, store?: Store): RequestHandler {
-  const limits: Record<Bucket, number> = {
-    anonymous: config.rateLimits.anonymous,
-    'api-key': config.rateLimits.apiKey,
-    session: config.rateLimits.session,
-    auth: config.rateLimits.auth,
-  };
-  return rateLimit({
-    windowMs: config.rateLimits.windowMs,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    logger: limiterLogger(logger),
-    identifier: (req) => bucketOf(req),
-    limit: (req) => limits[bucketOf(req)],
-    keyGenerator: (req) => partitionOf(req, bucketOf(req)),
+export class CallerQuotas {
+  private readonly limits: Record<Bucket, number>;
+  private readonly windowSeconds: number;
+  private readonly policies = new Map<string, string>();
+  private readonly store: Store;
+
+  constructor(
+    config: Config,
+    private readonly logger: Logger,
+    private readonly sharedStore?: Store,
+  ) {
+    this.limits = {
+      anonymous: config.rateLimits.anonymous,
+      'api-key': config.rateLimits.apiKey,
+      session: config.rateLimits.session,
+      auth: config.rateLimits.auth,
+    };
+    this.windowSeconds = Math.ceil(config.rateLimits.windowMs / 1000);
+    this.store = sharedStore ?? new MemoryStore();
+    // The stores read only the window from the limiter's options (MemoryStore, RedisStore and ours around it).
+    void this.store.init?.({ windowMs: config.rateLimits.windowMs } as Options);
+  }
+
+  /** Counts one request; undefined when the shared store could not count it (the request is not limited). */
+  async count(bucket: Bucket, partition: string): Promise<QuotaUse | undefined> {
+    let hits: number;
+    let resetTime: Date | undefined;
+    try {
+      ({ totalHits: hits, resetTime } = await this.store.increment(partition));
+    } catch (error) {
+      if (!this.sharedStore) throw error;
+      if (!(error instanceof RateLimitStoreUnavailableError)) this.logger.error({ err: error }, 'rate limiter error');
+      return undefined;
+    }
+    const limit = this.limits[bucket];
+    const resetSeconds =
+      resetTime === undefined ? this.windowSeconds : Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000));
+    return {
+      bucket,
+      remaining: Math.max(limit - hits, 0),
+      resetSeconds,
+      exceeded: hits > limit,
+      policy: this.policy(bucket, partition),
+    };
+  }
+
+  private policy(bucket: Bucket, partition: string): string {
+    const cacheKey = `${bucket} ${partition}`;
+    let policy = this.policies.get(cacheKey);
+    if (policy === undefined) {
+      const digest = Buffer.from(createHash('sha256').update(partition).digest('hex').slice(0, 12)).toString('base64');
+      policy = `"${bucket}"; q=${this.limits[bucket]}; w=${this.windowSeconds}; pk=:${digest}:`;
+      if (this.policies.size >= maxRememberedPolicies) this.policies.delete(this.policies.keys().next().value!);
+      this.policies.set(cacheKey, policy);
+    }
+    return policy;
+  }
+}
+
+/** The draft-8 `RateLimit` value of a counted request. */
+export function rateLimitHeader(use: QuotaUse): string {
+  return `"${use.bucket}"; r=${use.remaining}; t=${use.resetSeconds}`;
+}
+
+/** The draft-8 headers of a counted request. */
+function writeQuotaHeaders(res: ServerResponse, use: QuotaUse): void {
+  res.setHeader(headerNames.rateLimit, rateLimitHeader(use));
+  res.setHeader(headerNames.rateLimitPolicy, use.policy);
+}
+
+/** The 429 of a request over its quota. */
+function quotaExceeded(use: QuotaUse): HttpProblem {
+  return rateLimitedProblem(use.resetSeconds, 'Too many requests.');
+}
+
+/**
+ * Counts each contract route's request against its caller's quota, after the credential is verified so it is
+ * known who is calling. A request already counted ahead of the app (the public read cache, which hands over
+ * only requests over their quota) is not counted twice.
+ */
+export function callerRateLimit(quotas: CallerQuotas): RequestHandler {
+  return (req, res, next) => {
+    const context = requestContext(req);
     // Routes the contract marks `rateLimit: 'none'`: the probes. Orchestrators poll them from one address for
     // every instance; counted, they would spend that address's quota and take healthy instances out of rotation.
-    skip: (req) => requestContext(req).metadata.rateLimit === 'none',
-    // With a shared store (Redis), an outage lets requests through instead of failing them (SPEC §4).
-    ...(store ? { store, passOnStoreError: true } : {}),
-    handler: (req, _res, next) =>
-      next(rateLimitedProblem(req, 'rateLimit', config.rateLimits.windowMs, 'Too many requests.')),
-  });
+    if (context.metadata.rateLimit === 'none') return next();
+    const bucket = bucketOf(req);
+    const counted = context.countedQuota;
+    (counted ? Promise.resolve(counted) : quotas.count(bucket, partitionOf(req, bucket))).then((use) => {
+      if (use === undefined) return next();
+      writeQuotaHeaders(res, use);
+      next(use.exceeded ? quotaExceeded(use) : undefined);
+    }, next);
+  };
 }
 
 /** How long a credential that verified stays "proven" on this instance; renewed by each success. */
@@ -121,6 +216,10 @@ export interface FailedCredentialGuard {
   refuse: RequestHandler;
   /** After the lookup: remembers which credentials proved good, and forgets those that no longer are. */
   learn: RequestHandler;
+  /** Whether a credential proved good lately on this instance (so `refuse` lets it through whatever its address). */
+  provenLately(credential: PresentedCredential): boolean;
+  /** Records that a credential proved good again (what `learn` does for a request that passed). */
+  proveAgain(credential: PresentedCredential): void;
 }
 
 /**
@@ -152,7 +251,7 @@ export function failedCredentialGuard(config: Config, logger: Logger, clock: Clo
     standardHeaders: false,
     legacyHeaders: false,
     logger: limiterLogger(logger),
-    keyGenerator: (req) => `failed:${clientIp(req)}`,
+    keyGenerator: (req) => `failed:${ipKeyGenerator(req.ip ?? '')}`,
     skip: (req) => {
       if (requestContext(req).credential.kind === 'none') return true;
       const known = fingerprintOf(req);
@@ -160,15 +259,13 @@ export function failedCredentialGuard(config: Config, logger: Logger, clock: Clo
     },
     skipSuccessfulRequests: true,
     requestWasSuccessful: (req) => requestContext(req).authFailure === undefined,
-    handler: (req, _res, next) =>
-      next(
-        rateLimitedProblem(
-          req,
-          'failedCredentialLimit',
-          config.rateLimits.windowMs,
-          'Too many requests with invalid credentials from this address.',
-        ),
-      ),
+    handler: (req, _res, next) => {
+      const resetTime = (req as AugmentedRequest)['failedCredentialLimit']?.resetTime;
+      const seconds = Math.ceil(
+        ((resetTime?.getTime() ?? Date.now() + config.rateLimits.windowMs) - Date.now()) / 1000,
+      );
+      next(rateLimitedProblem(seconds, 'Too many requests with invalid credentials from this address.'));
+    },
   });
   const learn: RequestHandler = (req, _res, next) => {
     const known = fingerprintOf(req);
@@ -178,5 +275,23 @@ export function failedCredentialGuard(config: Config, logger: Logger, clock: Clo
     }
     next();
   };
-  return { refuse, learn };
+  return {
+    // Most requests carry no credential, and most that do carry one proven lately: neither enters the limiter
+    // (and its promises) at all; `skip` says the same for any that would.
+    refuse: (req, res, next) => {
+      if (requestContext(req).credential.kind === 'none') return next();
+      const known = fingerprintOf(req);
+      if (known !== undefined && proven.has(known, clock.now())) return next();
+      refuse(req, res, next);
+    },
+    learn,
+    provenLately: (credential) => {
+      const known = fingerprint(credential);
+      return known !== undefined && proven.has(known, clock.now());
+    },
+    proveAgain: (credential) => {
+      const known = fingerprint(credential);
+      if (known !== undefined) proven.prove(known, clock.now());
+    },
+  };
 }

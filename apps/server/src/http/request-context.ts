@@ -1,9 +1,10 @@
 import type { RouteMetadata } from '@releases/contract';
 import type { AppRoute } from '@ts-rest/core';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Caller, SessionCaller } from '../auth/caller.js';
 import type { PresentedCredential } from '../auth/credentials.js';
 import type { HttpProblem } from '../problems.js';
+import type { QuotaUse } from './rate-limit.js';
 
 /**
  * Everything the server knows about a request beyond Express's own fields: which contract route it matched,
@@ -21,6 +22,19 @@ export interface RequestContext {
   caller: Caller;
   /** Set when a credential was presented but is not valid; answered after the rate limiter counted it. */
   authFailure: HttpProblem | undefined;
+  /** Set when the request was counted against its quota before it reached the app (the public read cache). */
+  countedQuota: QuotaUse | undefined;
+  /**
+   * Set by a route whose 200 answer may be given again, unchanged, to the next anonymous request for the same
+   * URL while the catalogue stays the same: the body as text, split where `generated_at` goes.
+   */
+  replayableBody: ReplayableBody | undefined;
+}
+
+/** A JSON body as text; the time it was generated is `generatedAt`, placed between `before` and `after`. */
+export interface ReplayableBody {
+  before: string;
+  after: string;
 }
 
 const anonymous: Caller = { kind: 'anonymous' };
@@ -29,10 +43,10 @@ const unmatched: RouteMetadata = { auth: 'none' };
 
 // A WeakMap rather than a property on `req`: typed without casts, invisible to anything that serializes the
 // request, and gone with the request.
-const contexts = new WeakMap<Request, RequestContext>();
+const contexts = new WeakMap<IncomingMessage, RequestContext>();
 
 /** The request's context; a fresh anonymous one for requests no route has matched. */
-export function requestContext(req: Request): RequestContext {
+export function requestContext(req: IncomingMessage): RequestContext {
   let context = contexts.get(req);
   if (!context) {
     context = {
@@ -41,6 +55,8 @@ export function requestContext(req: Request): RequestContext {
       credential: noCredential,
       caller: anonymous,
       authFailure: undefined,
+      countedQuota: undefined,
+      replayableBody: undefined,
     };
     contexts.set(req, context);
   }
@@ -51,7 +67,7 @@ export function requestContext(req: Request): RequestContext {
  * The signed-in caller of a `session` route. The route pipeline has refused everyone else before the handler
  * runs, so anything else here is a bug in the pipeline, not a client error.
  */
-export function sessionCaller(req: Request): SessionCaller {
+export function sessionCaller(req: IncomingMessage): SessionCaller {
   const caller = requestContext(req).caller;
   if (caller.kind !== 'session') throw new Error(`a ${caller.kind} caller reached a session-only route`);
   return caller;

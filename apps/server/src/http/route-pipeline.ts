@@ -1,8 +1,6 @@
 import { limits, type RouteMetadata } from '@releases/contract';
 import type { AppRoute } from '@ts-rest/core';
 import type { Express, RequestHandler } from 'express';
-import type { Store } from 'express-rate-limit';
-import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticate.js';
 import { presentedCredential } from '../auth/credentials.js';
 import type { SessionCookie } from '../auth/session-cookie.js';
@@ -11,15 +9,15 @@ import type { Config } from '../config.js';
 import { authenticateRequest, enforceRouteAuth } from './authentication.js';
 import { csrfGuard } from './csrf.js';
 import { contractRoutes, jsonBody } from './guards.js';
-import { callerRateLimit, failedCredentialGuard } from './rate-limit.js';
+import { callerRateLimit, type CallerQuotas, type FailedCredentialGuard } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 
 export interface RoutePipelineDeps extends Authenticator {
   config: Config;
-  logger: Logger;
   clock: Clock;
   cookie: SessionCookie;
-  rateLimitStore?: Store;
+  quotas: CallerQuotas;
+  failedCredentials: FailedCredentialGuard;
 }
 
 /**
@@ -37,12 +35,12 @@ export interface RoutePipelineDeps extends Authenticator {
  * contract itself rather than from anything the request says.
  */
 export function mountRoutePipeline(app: Express, deps: RoutePipelineDeps): void {
-  const failedCredentials = failedCredentialGuard(deps.config, deps.logger, deps.clock);
+  const { failedCredentials } = deps;
   const shared: RequestHandler[] = [
     failedCredentials.refuse,
     authenticateRequest(deps),
     failedCredentials.learn,
-    callerRateLimit(deps.config, deps.logger, deps.rateLimitStore),
+    callerRateLimit(deps.quotas),
     enforceRouteAuth(deps),
     csrfGuard(deps.config.publicUrl),
     jsonBody(limits.maxJsonBodyBytes),

@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import type { Express, Response } from 'express';
+import type { Clock } from '../clock.js';
+import { requestContext, type ReplayableBody } from '../http/request-context.js';
 
 /**
  * JSON that is already text. Release documents are serialized once, when they are written, so a page is
@@ -11,8 +14,20 @@ class PreserializedJson {
   constructor(readonly text: string) {}
 }
 
-export function preserialized<T>(json: string): T {
+function preserialized<T>(json: string): T {
   return new PreserializedJson(json) as unknown as T;
+}
+
+/**
+ * A JSON body as text, which may be given again to the next anonymous request for the same URL while the
+ * catalogue stays the same (`http/public-read-cache.ts`). `generated_at` goes between `before` and `after`
+ * (an empty `after`: the body has no time in it).
+ */
+export function replayable<T>(req: IncomingMessage, body: ReplayableBody, clock: Clock): T {
+  requestContext(req).replayableBody = body;
+  return preserialized<T>(
+    body.after === '' ? body.before : body.before + new Date(clock.now()).toISOString() + body.after,
+  );
 }
 
 export function sendPreserializedJson(app: Express): void {

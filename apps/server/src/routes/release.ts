@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
 import type { CatalogueReads, ReleaseFilterKeys, ReleasePosition } from '../storage/interface.js';
-import { preserialized } from './json-text.js';
+import { replayable } from './json-text.js';
 
 export interface ReleaseRouteDeps {
   config: Config;
@@ -62,7 +62,7 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
   get: AppRouteImplementation<typeof contract.release.get>;
 } {
   return {
-    list: async ({ query, res }) => {
+    list: async ({ query, req, res }) => {
       const filters = filterKeys(query);
       let after: ReleasePosition | undefined;
       if (query.cursor !== undefined) {
@@ -81,17 +81,22 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
       const nextCursor = page.next ? deps.cursors.encode(page.next, { filters, sort: query.sort }) : '';
       if (nextCursor)
         res.setHeader(headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`);
-      const generatedAt = new Date(deps.clock.now()).toISOString();
-      const json =
-        `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +
-        `"pagination":${JSON.stringify(nextCursor)},"generated_at":"${generatedAt}"}}`;
-      return { status: 200, body: preserialized(json) };
+      const body = {
+        before:
+          `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +
+          `"pagination":${JSON.stringify(nextCursor)},"generated_at":"`,
+        after: '"}}',
+      };
+      return { status: 200, body: replayable(req, body, deps.clock) };
     },
 
-    get: async ({ params }) => {
+    get: async ({ params, req }) => {
       const doc = await deps.catalogue.getReleaseJson(params.id);
       if (doc === undefined) throw new HttpProblem('not-found', `There is no release with the id ${params.id}.`);
-      return { status: 200, body: preserialized(`{"success":true,"data":${doc}}`) };
+      return {
+        status: 200,
+        body: replayable(req, { before: `{"success":true,"data":${doc}}`, after: '' }, deps.clock),
+      };
     },
   };
 }

@@ -14,10 +14,12 @@ export interface Backend {
    */
   read<Row>(query: CompiledQuery<Row>): Promise<Row[]>;
   /**
-   * A number that changes whenever any connection commits to the database, read without a query, or
-   * undefined when the backend cannot tell cheaply. Pages are cached only while it stays the same.
+   * A number that changes whenever another connection (the CLI, another instance) has changed the catalogue,
+   * read without waiting on the database, or undefined when the backend cannot vouch for it right now. Caches
+   * of catalogue reads are used only while it stays the same; this connection's own writes clear them directly.
+   * How fresh it is, is the backend's promise: see `sqlite.ts` and `postgres.ts`.
    */
-  changeCounter?(): number;
+  changeCounter(): number | undefined;
   /**
    * Whether a statement failed only because another connection holds the write lock (SQLite's SQLITE_BUSY),
    * so the same work can simply be tried again. PostgreSQL waits for locks itself, bounded by its

@@ -6,24 +6,73 @@ import { tagKinds } from './schema.js';
 
 /** How long planner statistics may be reused before they are read again. */
 const statisticsTtlMs = 2_000;
-/** Pages kept in memory (about 10 KB each at the default page size). */
+/** Pages kept in memory, at most (about 10 KB each at the default page size, 50 KB at the largest)... */
 const pageCacheSize = 2_000;
+/** ...and at most this many characters of release JSON in all (V8 keeps ASCII text at a byte a character). */
+const pageCacheChars = 8 * 1024 * 1024;
 
 /**
- * What catalogue reads remember between requests: served pages and the planner's statistics. Shared with
- * the writes of the same connection, which drop it at once (another connection's commits are caught by the
- * backend's change counter).
+ * What catalogue reads remember between requests: served pages, the facets and the planner's statistics.
+ * Everything remembered belongs to one `generation`, which moves on when this storage writes (the writes call
+ * `clear()`) or when the backend's change counter says another connection did; a new generation starts empty.
  */
 export class CatalogueCache {
-  readonly pages = new Map<string, ReleasePage>();
-  pagesStamp: number | undefined;
+  readonly pages = new Map<string, ReleasePage & { chars: number }>();
+  pageChars = 0;
+  facets: Omit<Facets, 'generated_at'> | undefined;
   statistics: { stats: TagStatistics; readAt: number } | undefined;
   statisticsLoad: Promise<TagStatistics> | undefined;
+  private generation = 0;
+  private generationOfContents = 0;
+  private lastCounter: number | undefined;
 
+  /** The current generation, or undefined when nothing may be cached now (see `Backend.changeCounter`). */
+  stamp(backend: Backend): number | undefined {
+    const counter = backend.changeCounter();
+    if (counter === undefined) return undefined;
+    if (counter !== this.lastCounter) {
+      this.lastCounter = counter;
+      this.generation++;
+    }
+    if (this.generationOfContents !== this.generation) {
+      this.pages.clear();
+      this.pageChars = 0;
+      this.facets = undefined;
+      this.generationOfContents = this.generation;
+    }
+    return this.generation;
+  }
+
+  /** Keeps a page, dropping the oldest ones beyond the bounds. */
+  keepPage(key: string, page: ReleasePage): void {
+    const chars = page.releaseJson.reduce((sum, json) => sum + json.length, 0);
+    const previous = this.pages.get(key);
+    if (previous) {
+      this.pages.delete(key);
+      this.pageChars -= previous.chars;
+    }
+    while (this.pages.size > 0 && (this.pages.size >= pageCacheSize || this.pageChars + chars > pageCacheChars)) {
+      const [oldestKey, oldest] = this.pages.entries().next().value!;
+      this.pages.delete(oldestKey);
+      this.pageChars -= oldest.chars;
+    }
+    this.pages.set(key, { ...page, chars });
+    this.pageChars += chars;
+  }
+
+  /** Whether what was read under `stamp` may still be kept (no write happened meanwhile). */
+  current(stamp: number | undefined): stamp is number {
+    return stamp !== undefined && stamp === this.generation && stamp === this.generationOfContents;
+  }
+
+  /** This storage wrote: forget everything. */
   clear(): void {
+    this.generation++;
     this.pages.clear();
-    this.pagesStamp = undefined;
+    this.pageChars = 0;
+    this.facets = undefined;
     this.statistics = undefined;
+    this.generationOfContents = this.generation;
   }
 }
 
@@ -57,33 +106,26 @@ export class KyselyCatalogueReads implements CatalogueReads {
     return cache.statisticsLoad;
   }
 
-  /**
-   * Recently served pages, valid while the database has not changed since they were read (checked on every
-   * call, so a write from any process or instance is seen at once). Hot pages then cost no query at all.
-   */
-  private cachedPage(request: ReleasePageRequest): { key: string; page: ReleasePage | undefined } | undefined {
-    const stamp = this.backend.changeCounter?.();
-    if (stamp === undefined) return undefined;
-    const pages = this.cache.pages;
-    if (stamp !== this.cache.pagesStamp) {
-      pages.clear();
-      this.cache.pagesStamp = stamp;
-    }
-    const { filters, sort, limit, after } = request;
-    const key = `${sort}|${limit}|${after ? `${after.releaseDate}|${after.id}` : ''}|${filters.vocaloid_banks.join(',')}|${filters.genres.join(',')}|${filters.languages.join(',')}`;
-    return { key, page: pages.get(key) };
+  cacheStamp(): number | undefined {
+    return this.cache.stamp(this.backend);
   }
 
+  /**
+   * Recently served pages are kept for their generation of the catalogue, so hot pages cost no query at all.
+   * A page is kept only if no write started a new generation while it was being read.
+   */
   listReleases(request: ReleasePageRequest): Promise<ReleasePage> {
     return guarded(this.backend, async () => {
-      const cached = this.cachedPage(request);
-      if (cached?.page) return cached.page;
-      const page = await this.queryPage(request);
-      if (cached) {
-        const pages = this.cache.pages;
-        if (pages.size >= pageCacheSize) pages.delete(pages.keys().next().value!);
-        pages.set(cached.key, page);
+      const stamp = this.cache.stamp(this.backend);
+      const { filters, sort, limit, after } = request;
+      const key = `${sort}|${limit}|${after ? `${after.releaseDate}|${after.id}` : ''}|${filters.vocaloid_banks.join(',')}|${filters.genres.join(',')}|${filters.languages.join(',')}`;
+      const pages = this.cache.pages;
+      if (stamp !== undefined) {
+        const known = pages.get(key);
+        if (known) return known;
       }
+      const page = await this.queryPage(request);
+      if (this.cache.current(stamp)) this.cache.keepPage(key, page);
       return page;
     });
   }
@@ -111,23 +153,31 @@ export class KyselyCatalogueReads implements CatalogueReads {
 
   facets(): Promise<Omit<Facets, 'generated_at'>> {
     return guarded(this.backend, async () => {
-      const rows = await this.backend.read(
-        this.backend.db
-          .selectFrom('facet_values')
-          .select(['kind', 'display', 'release_count'])
-          .where('release_count', '>', 0)
-          .orderBy('release_count', 'desc')
-          .orderBy('value_key', 'asc')
-          .compile(),
-      );
-      const byKind = (kind: number): FacetValue[] =>
-        rows.filter((row) => row.kind === kind).map((row) => ({ value: row.display, count: row.release_count }));
-      return {
-        vocaloid_banks: byKind(tagKinds.vocaloid_banks),
-        genres: byKind(tagKinds.genres),
-        languages: byKind(tagKinds.languages),
-      };
+      const stamp = this.cache.stamp(this.backend);
+      if (stamp !== undefined && this.cache.facets) return this.cache.facets;
+      const facets = await this.readFacets();
+      if (this.cache.current(stamp)) this.cache.facets = facets;
+      return facets;
     });
+  }
+
+  private async readFacets(): Promise<Omit<Facets, 'generated_at'>> {
+    const rows = await this.backend.read(
+      this.backend.db
+        .selectFrom('facet_values')
+        .select(['kind', 'display', 'release_count'])
+        .where('release_count', '>', 0)
+        .orderBy('release_count', 'desc')
+        .orderBy('value_key', 'asc')
+        .compile(),
+    );
+    const byKind = (kind: number): FacetValue[] =>
+      rows.filter((row) => row.kind === kind).map((row) => ({ value: row.display, count: row.release_count }));
+    return {
+      vocaloid_banks: byKind(tagKinds.vocaloid_banks),
+      genres: byKind(tagKinds.genres),
+      languages: byKind(tagKinds.languages),
+    };
   }
 
   countReleases(): Promise<number> {

@@ -41,8 +41,15 @@ export interface CatalogueReads {
   getReleaseJson(id: string): Promise<string | undefined>;
   facets(): Promise<Omit<Facets, 'generated_at'>>;
   countReleases(): Promise<number>;
-  /** Bumped by every catalogue write, on every instance: caches compare it to stay correct. */
+  /** Bumped by every catalogue write, on every instance. */
   catalogueVersion(): Promise<number>;
+  /**
+   * Names the catalogue as this storage's caches see it, without waiting on the database: it changes when this
+   * storage writes, and within `Backend.changeCounter`'s bound when another process or instance does.
+   * Undefined when nothing cached can be vouched for. A response built from reads made under one stamp may be
+   * served again while the stamp stays the same.
+   */
+  cacheStamp(): number | undefined;
 }
 
 export interface UpsertResult {

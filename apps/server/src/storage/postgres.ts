@@ -100,18 +100,29 @@ function poolDroppingHungClients(pool: pg.Pool): PostgresPool {
   };
 }
 
+/** How often an instance asks whether another one changed the catalogue (SPEC: visible everywhere within 5 s). */
+const catalogueVersionPollMs = 1_000;
+/** A version not confirmed for this long vouches for nothing (the database is unreachable): caches are bypassed. */
+const catalogueVersionTrustMs = 3 * catalogueVersionPollMs;
+
 class PostgresBackend implements Backend {
   readonly dialect = 'postgres' as const;
   readonly db: Kysely<Database>;
   /** PostgreSQL waits for locks itself (bounded by `statement_timeout`); nothing is retried here. */
   readonly busyWaitMs = 0;
   private readonly pool: pg.Pool;
+  private catalogueVersion: { value: number; confirmedAt: number } | undefined;
+  private versionPoll: NodeJS.Timeout | undefined;
+  private versionPolling = false;
+  private closed = false;
 
   constructor(options: PostgresOptions) {
     const statementTimeout = options.statementTimeoutMs ?? 5_000;
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.maxConnections ?? 10,
+      // How operators find our connections in pg_stat_activity; `?application_name=` in the URL overrides it.
+      application_name: 'releases',
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       idleTimeoutMillis: 30_000,
       // Dead peers (a database host that vanished) are noticed by TCP instead of never.
@@ -129,6 +140,43 @@ class PostgresBackend implements Backend {
     return (await this.db.executeQuery(query)).rows;
   }
 
+  /**
+   * Another instance's catalogue write bumps `catalogue_state.version`; each instance reads it once a second
+   * (from the first use, so the CLI never polls) rather than once per request. A write is therefore seen by
+   * every instance's caches within about a second. A poll that fails (the database stopped answering) ends
+   * the trust at once, and a version that could not be confirmed for three seconds (a poll that hangs) too:
+   * cached answers outlive an outage by a second at most, then requests meet it and get their 503. One small
+   * indexed read per second per instance; works on anything that speaks PostgreSQL's protocol (no LISTEN/NOTIFY
+   * needed).
+   */
+  changeCounter(): number | undefined {
+    if (this.versionPoll === undefined && !this.closed) {
+      this.versionPoll = setInterval(() => void this.pollCatalogueVersion(), catalogueVersionPollMs).unref();
+      void this.pollCatalogueVersion();
+    }
+    const known = this.catalogueVersion;
+    if (known === undefined || performance.now() - known.confirmedAt > catalogueVersionTrustMs) return undefined;
+    return known.value;
+  }
+
+  private async pollCatalogueVersion(): Promise<void> {
+    if (this.versionPolling) return;
+    this.versionPolling = true;
+    try {
+      const result = await this.pool.query<{ version: string | number }>(
+        'select version from catalogue_state where id = 1',
+      );
+      const version = result.rows[0]?.version;
+      if (version !== undefined) this.catalogueVersion = { value: Number(version), confirmedAt: performance.now() };
+    } catch {
+      // Unanswered: nothing cached is vouched for until it answers again; requests read the database (and
+      // report its outage) meanwhile.
+      this.catalogueVersion = undefined;
+    } finally {
+      this.versionPolling = false;
+    }
+  }
+
   isBusy(): boolean {
     return false;
   }
@@ -138,6 +186,9 @@ class PostgresBackend implements Backend {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.versionPoll);
+    this.versionPoll = undefined;
     await this.db.destroy();
   }
 }

@@ -79,12 +79,19 @@ function openConnection(filename: string, options: { readonly: boolean; setupWai
     connection.pragma('synchronous = NORMAL');
     connection.pragma('foreign_keys = ON');
   }
-  connection.pragma('cache_size = -65536');
+  // SQLite's own page cache, in this process's memory (the operating system caches the file besides). The
+  // writer gets room for bulk imports; the reader's hot pages are the indexes' upper levels and recent pages,
+  // and the server's caches above it answer repeated reads: 16 MB keeps a 1M catalogue's RSS in bounds
+  // (measured with pnpm bench) without costing throughput.
+  connection.pragma(`cache_size = ${options.readonly ? -16_384 : -65_536}`);
   // ...then statements never wait inside SQLite: a synchronous wait would stall every request of the process.
   // `guarded()` retries busy work on timers instead.
   connection.pragma('busy_timeout = 0');
   return connection;
 }
+
+/** How stale another process's catalogue write may look to this one's caches, at most (milliseconds). */
+export const dataVersionCheckMs = 20;
 
 /** The setup of a connection (journal mode) may wait this long for another process's lock, at start only. */
 const setupWaitMs = 5_000;
@@ -97,6 +104,10 @@ class SqliteBackend implements Backend {
   private reader: BetterSqlite3.Database | undefined;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private dataVersion: BetterSqlite3.Statement | undefined;
+  private lastDataVersion: number | undefined;
+  private catalogueVersionQuery: BetterSqlite3.Statement | undefined;
+  private catalogueVersion: number | undefined;
+  private changeCheckedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
 
   constructor(private readonly options: Required<SqliteOptions>) {
@@ -132,13 +143,31 @@ class SqliteBackend implements Backend {
   }
 
   /**
-   * `PRAGMA data_version` on the read connection changes whenever another connection (this process's writer,
-   * the CLI, another server) commits. With one shared in-memory connection there is no other connection, and
-   * the storage clears its caches on its own writes instead.
+   * The catalogue's version as another connection (the CLI, another server) may have left it. `PRAGMA
+   * data_version` on the read connection changes whenever another connection commits anything (a key's
+   * last use, a session...); only then is `catalogue_state.version` read, so that only catalogue writes make
+   * the caches start over. Both are statements that take the WAL read lock, a measurable part of a cached
+   * page's cost, so they run at most once per `dataVersionCheckMs`: another process's write is seen within
+   * that much, this process's own writes at once (they clear the caches themselves).
    */
-  changeCounter(): number {
-    this.dataVersion ??= this.readerConnection().prepare('pragma data_version').pluck();
-    return this.dataVersion.get() as number;
+  changeCounter(): number | undefined {
+    const now = performance.now();
+    if (now - this.changeCheckedAt < dataVersionCheckMs) return this.catalogueVersion;
+    try {
+      const reader = this.readerConnection();
+      this.dataVersion ??= reader.prepare('pragma data_version').pluck();
+      const dataVersion = this.dataVersion.get() as number;
+      if (dataVersion !== this.lastDataVersion || this.catalogueVersion === undefined) {
+        this.catalogueVersionQuery ??= reader.prepare('select version from catalogue_state where id = 1').pluck();
+        this.catalogueVersion = this.catalogueVersionQuery.get() as number | undefined;
+        this.lastDataVersion = dataVersion;
+      }
+      this.changeCheckedAt = now;
+    } catch {
+      // Closed, or not migrated yet: nothing cached can be vouched for; the read itself reports any failure.
+      this.catalogueVersion = undefined;
+    }
+    return this.catalogueVersion;
   }
 
   isBusy(error: unknown): boolean {
@@ -154,6 +183,8 @@ class SqliteBackend implements Backend {
     this.closed = true;
     this.statements.clear();
     this.dataVersion = undefined;
+    this.catalogueVersionQuery = undefined;
+    this.catalogueVersion = undefined;
     this.reader?.close();
     this.reader = undefined;
     await this.db.destroy();

@@ -1,0 +1,193 @@
+import { ReleaseListResponseSchema } from '@releases/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CatalogueReads, Storage } from '../src/storage/interface.js';
+import { expectProblem, sampleReleases, startTestServer, type TestServer } from './harness.js';
+
+/**
+ * Repeated anonymous reads are answered from memory ahead of the app (`http/public-read-cache.ts`). A client
+ * must not be able to tell: the answer is the app's, with only the per-response parts made anew, quotas are
+ * counted the same, and nothing that carries a credential, or follows a write, is answered from memory.
+ */
+const storageReads = { pages: 0, releases: 0, facets: 0 };
+
+function countingReads(storage: Storage): Storage {
+  const catalogue: CatalogueReads = {
+    ...storage.catalogue,
+    listReleases: (request) => (storageReads.pages++, storage.catalogue.listReleases(request)),
+    getReleaseJson: (id) => (storageReads.releases++, storage.catalogue.getReleaseJson(id)),
+    facets: () => (storageReads.facets++, storage.catalogue.facets()),
+    cacheStamp: () => storage.catalogue.cacheStamp(),
+    countReleases: () => storage.catalogue.countReleases(),
+    catalogueVersion: () => storage.catalogue.catalogueVersion(),
+  };
+  return new Proxy(storage, {
+    get: (target, name): unknown => (name === 'catalogue' ? catalogue : Reflect.get(target, name)),
+  });
+}
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ wrapStorage: countingReads });
+});
+afterAll(() => server.close());
+
+/** Headers that are made anew for every response; everything else must be the app's, byte for byte. */
+const perResponse = new Set(['x-request-id', 'ratelimit', 'date', 'keep-alive', 'connection']);
+const stableHeaders = (response: Response) =>
+  Object.fromEntries([...response.headers].filter(([name]) => !perResponse.has(name)).sort());
+const withoutTime = (text: string) => text.replace(/"generated_at":"[^"]+"/, '"generated_at":"<time>"');
+
+describe('repeated anonymous reads', () => {
+  it.each([
+    ['a page of releases', '/api/v1/release?genres=rock&limit=3', 'pages'],
+    ['a release', '/api/v1/release/rel_lcupwdzrpff2jlr4', 'releases'],
+    ['the facets', '/api/v1/facets', 'facets'],
+  ] as const)('%s: the same answer as the app gave, without reading storage again', async (_, path, reads) => {
+    const before = storageReads[reads];
+    const first = await server.get(path);
+    const firstBody = await first.text();
+    const second = await server.get(path, { headers: { 'x-request-id': 'lb-0123456789abcdef' } });
+    const secondBody = await second.text();
+    expect(second.status).toBe(200);
+    expect(stableHeaders(second)).toEqual(stableHeaders(first));
+    expect(withoutTime(secondBody)).toBe(withoutTime(firstBody));
+    expect(Number(second.headers.get('content-length'))).toBe(Buffer.byteLength(secondBody));
+    expect(second.headers.get('x-request-id')).toBe('lb-0123456789abcdef');
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(storageReads[reads]).toBe(before + 1);
+    const time = /"generated_at":"([^"]+)"/.exec(secondBody)?.[1];
+    if (time !== undefined)
+      expect(Date.parse(time)).toBeGreaterThanOrEqual(Date.parse(/"generated_at":"([^"]+)"/.exec(firstBody)![1]!));
+  });
+
+  it('answers each Origin as CORS does, and other spellings of a URL through the app', async () => {
+    const plain = await server.get('/api/v1/release?limit=2');
+    const fromSite = await server.get('/api/v1/release?limit=2', { headers: { origin: 'https://example.org' } });
+    const again = await server.get('/api/v1/release?limit=2', { headers: { origin: 'https://example.org' } });
+    expect(stableHeaders(again)).toEqual(stableHeaders(fromSite));
+    expect(again.headers.get('access-control-allow-origin')).toBe('*');
+    expect(stableHeaders(plain)['access-control-allow-origin']).toBe('*');
+    // A parameter the app refuses is refused every time: only 200s are ever answered again.
+    for (let i = 0; i < 2; i++)
+      await expectProblem(await server.get('/api/v1/release?limit=2&bogus=1'), 'invalid-request', 400);
+  });
+
+  it('answers a good API key from memory too, counted in its own quota, and refuses a bad or revoked one as the app does', async () => {
+    const path = '/api/v1/release?limit=1&genres=pop';
+    const { id, key } = await server.createKey();
+    const before = storageReads.pages;
+    const first = await server.get(path, { headers: { 'x-api-key': key } });
+    const second = await server.get(path, { headers: { 'x-api-key': key } });
+    expect(storageReads.pages).toBe(before + 1);
+    for (const response of [first, second]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-policy')).toMatch(/^"api-key";/);
+    }
+    expect(stableHeaders(second)).toEqual(stableHeaders(first));
+    await expectProblem(
+      await server.get(path, { headers: { 'x-api-key': `${key.slice(0, -1)}x` } }),
+      'unauthorized',
+      401,
+    );
+    await server.services.keys.revoke(id);
+    await expectProblem(await server.get(path, { headers: { 'x-api-key': key } }), 'unauthorized', 401);
+  });
+
+  it('never answers a session from memory', async () => {
+    const path = '/api/v1/release?limit=1&genres=rock';
+    await server.get(path);
+    const account = await server.signup();
+    for (const headers of [{ authorization: `Bearer ${account.token}` }, { cookie: account.cookie }]) {
+      const response = await server.get(path, { headers });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-policy')).toMatch(/^"session";/);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
+    await expectProblem(await server.get(path, { headers: { authorization: 'Bearer nope' } }), 'unauthorized', 401);
+  });
+
+  it('answers from the catalogue as it is after a write', async () => {
+    const path = '/api/v1/release?genres=zeuhl&limit=5';
+    const ids = async () =>
+      ReleaseListResponseSchema.parse(await (await server.get(path)).json()).data.releases.map((r) => r.id);
+    expect(await ids()).toEqual([]);
+    expect(await ids()).toEqual([]);
+    const [template] = await sampleReleases();
+    await server.services.storage.catalogueWrites.upsertReleases(
+      [{ ...template!, id: 'rel_zeuhlnew', genres: ['zeuhl'] }],
+      new Date(),
+    );
+    expect(await ids()).toEqual(['rel_zeuhlnew']);
+  });
+
+  it('HEAD goes through the app', async () => {
+    await server.get('/api/v1/facets');
+    const head = await server.get('/api/v1/facets', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+});
+
+describe('quotas of answers from memory', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServer({
+      config: { rateLimits: { windowMs: 60_000, anonymous: 3, apiKey: 100, session: 100, auth: 100 } },
+    });
+  });
+  afterAll(() => limited.close());
+
+  it('counts each request once, in the same quota as the app, and refuses the one over it as the app does', async () => {
+    const remaining: Array<string | null> = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await limited.get('/api/v1/release?limit=1');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-policy')).toMatch(/^"anonymous"; q=3; w=60; pk=:[A-Za-z0-9+/=]+:$/);
+      remaining.push(/r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')?.[1] ?? null);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    const refused = await limited.get('/api/v1/release?limit=1');
+    await expectProblem(refused, 'rate-limited', 429);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"anonymous"; r=0; t=\d+$/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another URL from the same address shares the quota.
+    await expectProblem(await limited.get('/api/v1/facets'), 'rate-limited', 429);
+  });
+});
+
+describe('the client address of answers from memory', () => {
+  it.each([
+    ['behind one trusted proxy, each forwarded client has its own quota', 1, ['200', '200', '429', '200']],
+    ['with no trusted proxy, X-Forwarded-For is ignored', false, ['200', '200', '429', '429']],
+  ] as const)('%s', async (_, trustProxy, expected) => {
+    const proxied = await startTestServer({
+      config: { trustProxy, rateLimits: { windowMs: 60_000, anonymous: 2, apiKey: 100, session: 100, auth: 100 } },
+    });
+    try {
+      const from = (client: string) =>
+        proxied
+          .get('/api/v1/release?limit=1', { headers: { 'x-forwarded-for': client } })
+          .then((r) => String(r.status));
+      const statuses = [await from('203.0.113.1'), await from('203.0.113.1'), await from('203.0.113.1')];
+      statuses.push(await from('203.0.113.2'));
+      expect(statuses).toEqual(expected);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
+describe('RELEASES_AUTH=required', () => {
+  it('an answer kept for an API key is never given to an anonymous caller', async () => {
+    const closed = await startTestServer({ config: { authMode: 'required' } });
+    try {
+      const { key } = await closed.createKey();
+      for (let i = 0; i < 2; i++) {
+        expect((await closed.get('/api/v1/facets', { headers: { 'x-api-key': key } })).status).toBe(200);
+      }
+      await expectProblem(await closed.get('/api/v1/facets'), 'unauthorized', 401);
+    } finally {
+      await closed.close();
+    }
+  });
+});
