@@ -34,6 +34,8 @@ const EnvironmentSchema = z.object({
     })
     .default(`file:${path.join(serverRoot, 'data', 'releases.db')}`),
   DATABASE_STATEMENT_TIMEOUT: duration.default('5s'),
+  // PostgreSQL connections per instance; instances × this must stay under the server's max_connections.
+  DATABASE_POOL_SIZE: positiveInt.max(1000, 'must be at most 1000').default(10),
   REDIS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RELEASES_AUTH: z.enum(['optional', 'required']).default('optional'),
@@ -130,6 +132,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
     databaseUrl: env.DATABASE_URL,
     databaseStatementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
     redisUrl: env.REDIS_URL,
     logLevel: env.LOG_LEVEL,
     authMode: env.RELEASES_AUTH,

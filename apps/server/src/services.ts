@@ -36,6 +36,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
   const clock = options.clock ?? systemClock;
   const opened = await openStorage(config.databaseUrl, {
     statementTimeoutMs: options.statementTimeoutMs ?? config.databaseStatementTimeoutMs,
+    poolSize: config.databasePoolSize,
   });
   const storage = options.wrapStorage ? options.wrapStorage(opened) : opened;
   try {

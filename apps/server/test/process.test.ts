@@ -176,6 +176,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be file:<path>/);
     expect(() => loadConfig({ RATE_LIMIT_WINDOW: '5 minutes' })).toThrow(/RATE_LIMIT_WINDOW/);
     expect(() => loadConfig({ RELEASES_AUTH: 'maybe' })).toThrow(/RELEASES_AUTH/);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/DATABASE_POOL_SIZE/);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '5000' })).toThrow(/DATABASE_POOL_SIZE: must be at most 1000/);
+  });
+
+  it('DATABASE_POOL_SIZE defaults to 10 connections per instance', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25);
   });
 
   it('PUBLIC_URL follows PORT unless set', () => {

@@ -11,6 +11,52 @@ const insertBatchSize = 200;
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
+/** Rows per PostgreSQL bulk INSERT: each column travels as one array parameter, so the bound is memory, not parameters. */
+const postgresBatchSize = 5_000;
+
+interface ReleaseRow {
+  id: string;
+  title: string;
+  artist: string;
+  release_date: string;
+  release_type: string;
+  track_count: number;
+  cover_url: string | null;
+  created_at: string;
+  updated_at: string;
+  doc: string;
+}
+
+interface TagInsertRow {
+  kind: number;
+  value_key: string;
+  release_date: string;
+  release_id: string;
+}
+
+/**
+ * PostgreSQL: thousands of rows per statement, each column sent as one array and unnested by the server,
+ * instead of a parameter per value (which caps a statement at 65,535 values, so at a few hundred rows). A
+ * million releases load in one transaction several times faster, with no dependency beyond pg.
+ */
+async function insertReleaseRowsPostgres(trx: Executor, releases: ReleaseRow[], tags: TagInsertRow[]): Promise<void> {
+  const column = <K extends keyof ReleaseRow>(rows: ReleaseRow[], key: K) => rows.map((row) => row[key]);
+  for (let i = 0; i < releases.length; i += postgresBatchSize) {
+    const rows = releases.slice(i, i + postgresBatchSize);
+    await sql`insert into releases (id, title, artist, release_date, release_type, track_count, cover_url, created_at, updated_at, doc)
+      select * from unnest(${column(rows, 'id')}::text[], ${column(rows, 'title')}::text[], ${column(rows, 'artist')}::text[],
+        ${column(rows, 'release_date')}::text[], ${column(rows, 'release_type')}::text[], ${column(rows, 'track_count')}::integer[],
+        ${column(rows, 'cover_url')}::text[], ${column(rows, 'created_at')}::text[], ${column(rows, 'updated_at')}::text[],
+        ${column(rows, 'doc')}::text[])`.execute(trx);
+  }
+  for (let i = 0; i < tags.length; i += postgresBatchSize) {
+    const rows = tags.slice(i, i + postgresBatchSize);
+    await sql`insert into release_tags (kind, value_key, release_date, release_id)
+      select * from unnest(${rows.map((row) => row.kind)}::integer[], ${rows.map((row) => row.value_key)}::text[],
+        ${rows.map((row) => row.release_date)}::text[], ${rows.map((row) => row.release_id)}::text[])`.execute(trx);
+  }
+}
+
 /** The serialized form a release is stored and served in; field order is the documented one. */
 function releaseDocument(release: ParsedReleaseInput, createdAt: string, updatedAt: string): string {
   const record: Release = {
@@ -115,6 +161,7 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
     const written = await this.insertReleases(trx, [...latest.values()], stamp, (id) => existing.get(id) ?? stamp);
     for (const tag of written) touchedKeys.set(`${tag.kind}:${tag.value_key}`, tag);
     await this.recountFacets(trx, [...touchedKeys.values()]);
+    await this.refreshPlannerStatistics(trx, latest.size + existing.size);
     await this.bumpCatalogueVersion(trx, stamp);
     const updated = [...latest.keys()].filter((id) => existing.has(id)).length;
     return { inserted: latest.size - updated, updated };
@@ -129,12 +176,20 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
       this.backend.db.transaction().execute(async (trx) => {
         await this.takeWriteTurn(trx);
         const stamp = now.toISOString();
+        // Into an empty catalogue nothing needs replacing: the deletes (an index probe per release) are skipped.
+        const wasEmpty = (await trx.selectFrom('releases').select('id').limit(1).executeTakeFirst()) === undefined;
+        const batchSize = this.backend.dialect === 'postgres' ? postgresBatchSize : insertBatchSize * 5;
         let done = 0;
         let batch: ParsedReleaseInput[] = [];
         const flush = async () => {
-          const ids = batch.map((release) => release.id);
-          await trx.deleteFrom('release_tags').where('release_id', 'in', ids).execute();
-          await trx.deleteFrom('releases').where('id', 'in', ids).execute();
+          if (!wasEmpty) {
+            const ids = batch.map((release) => release.id);
+            for (let i = 0; i < ids.length; i += insertBatchSize) {
+              const slice = ids.slice(i, i + insertBatchSize);
+              await trx.deleteFrom('release_tags').where('release_id', 'in', slice).execute();
+              await trx.deleteFrom('releases').where('id', 'in', slice).execute();
+            }
+          }
           await this.insertReleases(trx, batch, stamp, () => stamp);
           done += batch.length;
           batch = [];
@@ -142,10 +197,11 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
         };
         for (const release of releases) {
           batch.push(normalizeRelease(release));
-          if (batch.length === insertBatchSize * 5) await flush();
+          if (batch.length === batchSize) await flush();
         }
         if (batch.length > 0) await flush();
         await this.recountFacets(trx, 'all');
+        await this.refreshPlannerStatistics(trx, done);
         await this.bumpCatalogueVersion(trx, stamp);
         return done;
       }),
@@ -186,9 +242,9 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
     updatedAt: string,
     createdAtOf: (id: string) => string,
   ): Promise<TagRow[]> {
-    const tagRows: Array<{ kind: number; value_key: string; release_date: string; release_id: string }> = [];
+    const tagRows: TagInsertRow[] = [];
     const facetDisplays = new Map<string, TagRow>();
-    const releaseRows = releases.map((release) => {
+    const releaseRows = releases.map((release): ReleaseRow => {
       const createdAt = createdAtOf(release.id);
       for (const tag of tagsOf(release)) {
         tagRows.push({
@@ -213,17 +269,21 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
         doc: releaseDocument(release, createdAt, updatedAt),
       };
     });
-    for (let i = 0; i < releaseRows.length; i += insertBatchSize) {
-      await trx
-        .insertInto('releases')
-        .values(releaseRows.slice(i, i + insertBatchSize))
-        .execute();
-    }
-    for (let i = 0; i < tagRows.length; i += insertBatchSize) {
-      await trx
-        .insertInto('release_tags')
-        .values(tagRows.slice(i, i + insertBatchSize))
-        .execute();
+    if (this.backend.dialect === 'postgres') {
+      await insertReleaseRowsPostgres(trx, releaseRows, tagRows);
+    } else {
+      for (let i = 0; i < releaseRows.length; i += insertBatchSize) {
+        await trx
+          .insertInto('releases')
+          .values(releaseRows.slice(i, i + insertBatchSize))
+          .execute();
+      }
+      for (let i = 0; i < tagRows.length; i += insertBatchSize) {
+        await trx
+          .insertInto('release_tags')
+          .values(tagRows.slice(i, i + insertBatchSize))
+          .execute();
+      }
     }
     const facets = [...facetDisplays.values()];
     for (let i = 0; i < facets.length; i += insertBatchSize) {
@@ -252,6 +312,25 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
         .where('value_key', '=', key.value_key)
         .execute();
     }
+  }
+
+  /**
+   * PostgreSQL plans each filter from its statistics, and a table never analysed is estimated at a handful of
+   * rows: a two-filter page on 100k releases then took 114 s instead of 1 ms (a nested loop over everything).
+   * Autovacuum analyses in time when it runs, but it may be off or behind after a large import, so a write
+   * that changed more than autovacuum's own threshold (50 rows + 10% of the table, counting what earlier
+   * writes changed since the last ANALYZE) analyses the catalogue tables itself, in its transaction.
+   */
+  private async refreshPlannerStatistics(trx: Executor, releasesWritten: number): Promise<void> {
+    if (this.backend.dialect !== 'postgres' || releasesWritten === 0) return;
+    const { rows } = await sql<{ reltuples: number | string; modified: number | string | null }>`
+      select c.reltuples, s.n_mod_since_analyze as modified
+      from pg_class c left join pg_stat_user_tables s on s.relid = c.oid
+      where c.oid = 'releases'::regclass`.execute(trx);
+    const tuples = Number(rows[0]?.reltuples ?? -1);
+    const modified = Number(rows[0]?.modified ?? 0) + releasesWritten;
+    if (tuples >= 0 && modified <= 50 + 0.1 * tuples) return;
+    await sql`analyze releases, release_tags, facet_values`.execute(trx);
   }
 
   private async bumpCatalogueVersion(trx: Executor, stamp: string): Promise<void> {

@@ -11,11 +11,13 @@ export interface OpenStorageOptions {
    * 0: no bound (the CLI's long imports).
    */
   statementTimeoutMs?: number;
+  /** PostgreSQL: connections in the pool (`DATABASE_POOL_SIZE`). */
+  poolSize?: number;
 }
 
 /** Opens the database named by `DATABASE_URL` (not yet migrated): `file:...` is SQLite, `postgres://...` PostgreSQL. */
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage> {
-  const { timeoutMs, statementTimeoutMs } = options;
+  const { timeoutMs, statementTimeoutMs, poolSize } = options;
   if (databaseUrl.startsWith('file:')) {
     return createSqliteStorage({
       filename: sqliteFilename(databaseUrl),
@@ -26,6 +28,7 @@ export async function openStorage(databaseUrl: string, options: OpenStorageOptio
     connectionString: databaseUrl,
     ...(timeoutMs === undefined ? {} : { connectTimeoutMs: timeoutMs }),
     ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
+    ...(poolSize === undefined ? {} : { maxConnections: poolSize }),
   });
 }
 
