@@ -35,12 +35,12 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
-/** Spawns `node dist/main.js` on a free port; does not wait for it to listen. */
+/** Spawns `node dist/main.js` on `env.PORT` or a free port; does not wait for it to listen. */
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [serverMain], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PUBLIC_URL: url, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
