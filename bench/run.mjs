@@ -228,10 +228,18 @@ for (let i = 0; i < longest; i++)
 kinds['whole mix'] = interleaved;
 
 // --- measuring -----------------------------------------------------------------------------------------------
-/** CPU seconds a process has used so far (user + system), from /proc. */
+/**
+ * CPU seconds a process and its live children have used so far (user + system), from /proc: nginx's master
+ * forks the workers that do its work.
+ */
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const own = (Number(fields[11]) + Number(fields[12])) / 100;
+  const childrenFile = `/proc/${pid}/task/${pid}/children`;
+  const children = existsSync(childrenFile)
+    ? readFileSync(childrenFile, 'utf8').trim().split(/\s+/).filter(Boolean)
+    : [];
+  return own + children.reduce((sum, child) => sum + cpuSeconds(Number(child)), 0);
 }
 function rssMegabytes(pid) {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -245,7 +253,10 @@ let peakRss = 0;
 function load(baseUrl, paths, { headers, watch = [] } = {}) {
   const config = { baseUrl, paths, connections, durationMs, warmupMs: 1000, maxRequests: 2_000_000, headers };
   const cpuBefore = watch.map(cpuSeconds);
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMegabytes(ours.pid))), 250);
+  // Peak RSS is the single instance's (the scaling phase runs others, after it has stopped).
+  const sampler = setInterval(() => {
+    if (watch.includes(ours.pid)) peakRss = Math.max(peakRss, rssMegabytes(ours.pid));
+  }, 250);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(here, 'load.mjs'), JSON.stringify(config)], {
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -45,7 +45,10 @@ const EnvironmentSchema = z.object({
   RATE_LIMIT_SESSION: positiveInt.default(600),
   RATE_LIMIT_AUTH: positiveInt.default(10),
   KEY_MANAGER: z.enum(['local', 'unkey']).default('local'),
-  KEY_CACHE_TTL: duration.default('5s'),
+  // Revocation and expiry must reach every instance within 5 s (SPEC §4): a longer reuse would break that.
+  KEY_CACHE_TTL: duration
+    .refine((ms) => ms <= 5_000, 'must be at most 5s (revocations reach every instance within it)')
+    .default('5s'),
   // Sent as `Authorization: Bearer <root key>`: visible ASCII, no spaces. Zod's messages never echo the value,
   // so a bad one is named without being printed.
   UNKEY_ROOT_KEY: z

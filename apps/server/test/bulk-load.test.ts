@@ -1,4 +1,5 @@
 import type { ParsedReleaseInput } from '@releases/contract';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCatalogue } from '../src/catalogue/synthetic.js';
 import { startTestServer, testDatabases, type TestServer } from './harness.js';
@@ -22,6 +23,33 @@ describe.each(testDatabases())('bulk load: $database', ({ database, run }) => {
     await bulk?.close();
     await reference?.close();
   });
+
+  /** A bulk load's input that breaks off after 6,000 releases (more than one batch was written). */
+  function* failing(): Generator<ParsedReleaseInput> {
+    let i = 0;
+    for (const release of syntheticCatalogue(count, 4)) {
+      if (i++ === 6_000) throw new Error('the input broke off');
+      yield release;
+    }
+  }
+
+  /** PostgreSQL: the catalogue's indexes and constraints as the database describes them, schema names left out. */
+  async function schemaShape(server: TestServer): Promise<string[]> {
+    const client = new pg.Client({ connectionString: server.services.config.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ shape: string }>(`
+        select indexname || ': ' || regexp_replace(indexdef, ' ON [a-z0-9_]+\\.', ' ON ') as shape
+          from pg_indexes where schemaname = current_schema()
+        union all
+        select conname || ': ' || pg_get_constraintdef(oid) from pg_constraint
+          where connamespace = current_schema()::regnamespace
+        order by 1`);
+      return rows.map((row) => row.shape);
+    } finally {
+      await client.end();
+    }
+  }
 
   async function walk(server: TestServer, query: string): Promise<string[]> {
     const ids: string[] = [];
@@ -68,18 +96,27 @@ describe.each(testDatabases())('bulk load: $database', ({ database, run }) => {
 
   it.skipIf(!run)('writes nothing when the input fails part-way (one transaction)', async () => {
     const before = await facets(bulk);
-    function* failing(): Generator<ParsedReleaseInput> {
-      let i = 0;
-      for (const release of syntheticCatalogue(count, 4)) {
-        if (i++ === 6_000) throw new Error('the input broke off');
-        yield release;
-      }
-    }
     await expect(bulk.services.storage.catalogueWrites.loadReleases(failing(), now)).rejects.toThrow(
       'the input broke off',
     );
     expect(await facets(bulk)).toEqual(before);
     expect((await walk(bulk, '')).length).toBe(count);
+  });
+
+  it.skipIf(!run)('into an empty catalogue, a failed load leaves it empty, its indexes as they were', async () => {
+    const empty = await startTestServer({ database, releases: 'none' });
+    try {
+      await expect(empty.services.storage.catalogueWrites.loadReleases(failing(), now)).rejects.toThrow(
+        'the input broke off',
+      );
+      expect(await walk(empty, '')).toEqual([]);
+      if (database === 'postgres') expect(await schemaShape(empty)).toEqual(await schemaShape(reference));
+      // And it still loads.
+      expect(await empty.services.storage.catalogueWrites.loadReleases(syntheticCatalogue(10, 5), now)).toBe(10);
+      expect((await walk(empty, '&sort=release_date')).length).toBe(10);
+    } finally {
+      await empty.close();
+    }
   });
 
   it.skipIf(!run)('replaces the releases it is given again, into a catalogue that is not empty', async () => {

@@ -56,6 +56,16 @@ describe('cli import', () => {
     expect(count('release_tags')).toBe(tagsBefore);
   });
 
+  it('refuses text no database can store (a lone surrogate), naming the field', async () => {
+    const release = { ...(await sampleReleases())[41]!, title: 'Broken \ud800 title' };
+    const file = path.join(folder, 'surrogate.json');
+    // JSON.stringify writes the lone surrogate as the escape `\ud800`, as any JSON producer may.
+    writeFileSync(file, JSON.stringify([release]));
+    const result = await pnpmCli('import', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('row 1: /title must be Unicode text (it holds a lone surrogate)');
+  });
+
   it('reports bad JSON Lines by line number', async () => {
     const file = path.join(folder, 'bad.jsonl');
     const good = JSON.stringify((await sampleReleases())[40]);

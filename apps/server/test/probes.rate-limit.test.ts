@@ -29,4 +29,21 @@ describe('health probes and the rate limiter', () => {
     await expectProblem(await server.get('/api/v1/release'), 'rate-limited', 429);
     expect((await server.get('/readyz')).status).toBe(200);
   });
+
+  it('the OpenAPI document promises no quota headers on the probes', async () => {
+    // Its own server: the one above has spent its anonymous quota.
+    const documented = await startTestServer({ releases: 'none' });
+    const document = (await (await documented.get('/api/v1/openapi.json')).json()) as {
+      paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, unknown> }> } }>;
+    };
+    for (const path of ['/livez', '/readyz']) {
+      for (const [status, response] of Object.entries(document.paths[path]!.get.responses)) {
+        const headers = Object.keys(response.headers ?? {});
+        expect(headers, `${path} ${status}`).not.toContain('RateLimit');
+        expect(headers, `${path} ${status}`).not.toContain('RateLimit-Policy');
+        expect(headers, `${path} ${status}`).toContain('x-request-id');
+      }
+    }
+    await documented.close();
+  });
 });

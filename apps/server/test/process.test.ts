@@ -177,6 +177,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ RATE_LIMIT_WINDOW: '5 minutes' })).toThrow(/RATE_LIMIT_WINDOW/);
     expect(() => loadConfig({ RELEASES_AUTH: 'maybe' })).toThrow(/RELEASES_AUTH/);
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/DATABASE_POOL_SIZE/);
+    expect(() => loadConfig({ KEY_CACHE_TTL: '30s' })).toThrow(/KEY_CACHE_TTL: must be at most 5s/);
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '5000' })).toThrow(/DATABASE_POOL_SIZE: must be at most 1000/);
   });
 

@@ -24,10 +24,12 @@ export function backoffDelayMs(attempt: number, backoff: Backoff, random: number
 
 /**
  * The wait for a server-given `Retry-After`: never less than asked, plus a random share of 250 ms + 10 % of
- * it, so the many clients one 429 turned away do not all come back in the same instant.
+ * it, so the many clients one 429 turned away do not all come back in the same instant; never more than the
+ * 60 s the client honours at most, jitter included.
  */
 export function retryAfterDelayMs(requestedMs: number, random: number): number {
-  return requestedMs + random * (250 + requestedMs / 10);
+  const jitterWindow = Math.min(250 + requestedMs / 10, Math.max(0, maxRetryAfterMs - requestedMs));
+  return requestedMs + random * jitterWindow;
 }
 
 const days = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].join('|');

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorFromResponse } from '../src/errors.js';
 import { ConnectionError, ReleasesClient, type Logger, type RateLimitError } from '../src/index.js';
 import { isNetworkError } from '../src/network-error.js';
+import { maxRetryAfterMs, retryAfterDelayMs } from '../src/retry.js';
 import { freePort } from './server-harness.js';
 import { emptyFacets, scriptedServer, sendJson, sendProblem, type ScriptedServer } from './scripted-server.js';
 
@@ -156,5 +157,12 @@ describe('Retry-After (issue 8 #8)', () => {
 
   it('never retries before the time the server asked for', async () => {
     expect(await loggedDelay('1', 0)).toBe(1000);
+  });
+
+  it('honours Retry-After up to 60 s with its jitter, never past it', () => {
+    expect(retryAfterDelayMs(maxRetryAfterMs, 0.99)).toBe(maxRetryAfterMs);
+    expect(retryAfterDelayMs(59_000, 0.99)).toBeLessThanOrEqual(maxRetryAfterMs);
+    expect(retryAfterDelayMs(59_000, 0.99)).toBeGreaterThan(59_000);
+    expect(retryAfterDelayMs(10_000, 1)).toBe(11_250);
   });
 });

@@ -91,7 +91,7 @@ export const contract = c.router(
         description:
           "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too. Any other query parameter is a 400 (`invalid-request`) that names it.",
         query: ReleaseListQuerySchema,
-        responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, ...databaseRoute },
+        responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({ auth: 'optional', publicRead: true, parameters: releaseListParameterDocs }),
       },
       get: {
@@ -103,6 +103,7 @@ export const contract = c.router(
           200: ReleaseResponseSchema,
           400: problem,
           401: problem,
+          403: problem,
           404: problem,
           ...databaseRoute,
         },
@@ -116,7 +117,7 @@ export const contract = c.router(
         summary: 'List filter values',
         description:
           'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on.',
-        responses: { 200: FacetsResponseSchema, 401: problem, ...databaseRoute },
+        responses: { 200: FacetsResponseSchema, 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({ auth: 'optional', publicRead: true }),
       },
     },
@@ -126,8 +127,8 @@ export const contract = c.router(
         path: apiPaths.health,
         summary: 'Check an API key and the service',
         description:
-          'Answers the JSON string `"OK"` when the API key in `x-api-key` is valid and the database answers; 401 when the key is missing, malformed, unknown, revoked or expired; 503 when a dependency does not answer.',
-        responses: { 200: z.literal('OK'), 401: problem, ...databaseRoute },
+          'Answers the JSON string `"OK"` when the API key in `x-api-key` is valid and the database answers; 401 when the key is missing, malformed, unknown, revoked or expired; 403 when the key manager says the key may not call this API; 503 when a dependency does not answer.',
+        responses: { 200: z.literal('OK'), 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({ auth: 'api-key', publicRead: true }),
       },
     },

@@ -71,7 +71,27 @@ export type Release = z.infer<typeof ReleaseSchema>;
  */
 export const ReleaseInputSchema = ReleaseSchema.omit({ created_at: true, updated_at: true })
   .extend({ genres: ReleaseSchema.shape.genres.transform((genres) => genres.map((g) => g.toLowerCase())) })
-  .strict();
+  .strict()
+  .superRefine((release, context) => addLoneSurrogateIssues(release, [], context));
+
+/** A UTF-16 surrogate without its pair (JSON lets `"\ud800"` through): no UTF-8 text, so no database, holds it. */
+const loneSurrogate = /\p{Cs}/u;
+
+function addLoneSurrogateIssues(value: unknown, path: Array<string | number>, context: z.RefinementCtx): void {
+  if (typeof value === 'string') {
+    if (loneSurrogate.test(value)) {
+      context.addIssue({
+        code: z.ZodIssueCode.custom,
+        path,
+        message: 'must be Unicode text (it holds a lone surrogate)',
+      });
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => addLoneSurrogateIssues(item, [...path, index], context));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) addLoneSurrogateIssues(item, [...path, key], context);
+  }
+}
 export type ReleaseInput = z.input<typeof ReleaseInputSchema>;
 export type ParsedReleaseInput = z.output<typeof ReleaseInputSchema>;
 

@@ -68,7 +68,11 @@ const storedShape = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-
  */
 let decoyHash: Promise<string> | undefined;
 function decoy(): Promise<string> {
-  decoyHash ??= hashPassword(randomBytes(32).toString('base64url'));
+  // A failed hash (scrypt out of memory under load) is not kept: the next login makes the decoy again.
+  decoyHash ??= hashPassword(randomBytes(32).toString('base64url')).catch((error: unknown) => {
+    decoyHash = undefined;
+    throw error;
+  });
   return decoyHash;
 }
 

@@ -131,7 +131,8 @@ function responseHeaders(
   const code = status === 'default' ? 0 : status;
   const names: ResponseHeader[] = [
     headerNames.requestId,
-    ...(status === 'default' ? [] : (['RateLimit', 'RateLimit-Policy'] as const)),
+    // The probes are never counted, so they never carry the quota headers.
+    ...(status === 'default' || metadata.rateLimit === 'none' ? [] : (['RateLimit', 'RateLimit-Policy'] as const)),
     ...(code === 401 ? (['WWW-Authenticate'] as const) : []),
     ...(code === 429 || code === 503 ? (['Retry-After'] as const) : []),
     ...(route === contract.release.list && code === 200 ? (['Link'] as const) : []),
