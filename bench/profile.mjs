@@ -41,7 +41,13 @@ async function profile(label, paths, credential) {
   const dir = path.join(profileDir, label.split(' ')[0].toLowerCase());
   const server = spawn(
     process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--trace-gc-nvp', path.join(root, 'apps/server/dist/main.js')],
+    [
+      '--min-semi-space-size=16',
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      '--trace-gc-nvp',
+      path.join(root, 'apps/server/dist/main.js'),
+    ],
     {
       env: {
         ...process.env,

@@ -124,7 +124,8 @@ const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function startOurs({ publicUrl, redis } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(serverDist, 'main.js')], {
+  // As docs/deploy.md runs it: a young generation that does not shrink while idle (see bench/RESULTS.md).
+  const child = spawn(process.execPath, ['--min-semi-space-size=16', path.join(serverDist, 'main.js')], {
     env: {
       ...env,
       PORT: String(port),
