@@ -15,28 +15,12 @@ type Executor = Kysely<Database> | Transaction<Database>;
 /** SQLite's page cache during a bulk load, in KiB (see `withBulkLoadCache`). */
 const bulkLoadCacheKib = 512 * 1024;
 
-/** Rows per PostgreSQL bulk INSERT: each column travels as one array parameter, so the bound is memory, not parameters. */
+/** Rows per PostgreSQL bulk INSERT: they travel as one JSON parameter, so the bound is memory, not parameters. */
 const postgresBatchSize = 5_000;
 
-interface ReleaseRow {
-  id: string;
-  title: string;
-  artist: string;
-  release_date: string;
-  release_type: string;
-  track_count: number;
-  cover_url: string | null;
-  created_at: string;
-  updated_at: string;
-  doc: string;
-}
-
-interface TagInsertRow {
-  kind: number;
-  value_key: string;
-  release_date: string;
-  release_id: string;
-}
+/** Rows as the tables hold them. */
+type ReleaseRow = Database['releases'];
+type TagInsertRow = Database['release_tags'];
 
 /**
  * PostgreSQL: thousands of rows per statement, sent as one JSON text parameter that the server turns back into
