@@ -297,16 +297,16 @@ const measured = (kind, paths, headers) => async () => {
   console.error(`measured ${kind}`);
 };
 for (const [kind, paths] of Object.entries(kinds)) await measured(kind, paths)();
-// Not a target: the path of a caller with an API key, which goes through the whole app on every request.
+// Callers with a credential: an API key (the SDK's users) and a session (the web app's). Each is verified on
+// every request (the key through its cache, the session in the database), then answered as anyone else is.
 await measured('page one with an API key', pageOne, { 'x-api-key': apiKey })();
-// Not a target either: a session (the web app's credential) always goes through the whole app.
 const login = await fetch(`${ours.url}/api/v1/auth/login`, {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify(account),
 });
 const sessionToken = (await login.json()).data.session.token;
-await measured('page one with a session (whole app)', pageOne, { authorization: `Bearer ${sessionToken}` })();
+await measured('page one with a session', pageOne, { authorization: `Bearer ${sessionToken}` })();
 
 // After an idle spell: V8 shrinks the heap of an idle process, which can cost the first minutes of load after it.
 console.error(`idle for ${idleSeconds} s...`);
@@ -352,7 +352,7 @@ const table = [
       `| ${r.kind} | ${r.urls} | ${fmt(r.ours.rps, 0)} | ${fmt(r.ours.p50)} | ${fmt(r.ours.p99)} | ${fmt(cpuPerRequest(r.ours), 0)} | ${fmt(r.same.rps, 0)} | ${fmt(r.same.p99)} | ${fmt(r.straightforward.rps, 0)} | ${fmt(r.straightforward.p99)} | **${fmt(r.ratioSame)}** | **${fmt(r.ratioStraightforward)}** |`,
   ),
 ];
-const targetKinds = results.filter((r) => !r.kind.startsWith('page one with'));
+
 const byKind = Object.fromEntries(results.map((r) => [r.kind, r]));
 const deepVsFirst = byKind['deep pages (cursor)'].ours.p50 / byKind['no filter'].ours.p50;
 const sameTarget = database === 'sqlite' ? 1.0 : 0.9;
@@ -360,12 +360,12 @@ const worstAfterIdle = Math.max(...afterIdle.map((r) => r.p99));
 const mixP99 = byKind['whole mix'].ours.p99;
 const targets = [
   [
-    `ours / same-SQL >= ${sameTarget} on every request kind (lowest ${fmt(Math.min(...targetKinds.map((r) => r.ratioSame)))})`,
-    targetKinds.every((r) => r.ratioSame >= sameTarget),
+    `ours / same-SQL >= ${sameTarget} on every request kind (lowest ${fmt(Math.min(...results.map((r) => r.ratioSame)))})`,
+    results.every((r) => r.ratioSame >= sameTarget),
   ],
   [
-    `p99 <= 15 ms on every request kind (highest ${fmt(Math.max(...targetKinds.map((r) => r.ours.p99)))} ms)`,
-    targetKinds.every((r) => r.ours.p99 <= 15),
+    `p99 <= 15 ms on every request kind (highest ${fmt(Math.max(...results.map((r) => r.ours.p99)))} ms)`,
+    results.every((r) => r.ours.p99 <= 15),
   ],
   [`deep pages p50 within 1.2x of page one (${fmt(deepVsFirst)}x)`, deepVsFirst <= 1.2],
   [`server RSS under load <= 200 MB (peak ${fmt(peakRss, 0)} MB)`, peakRss <= 200],

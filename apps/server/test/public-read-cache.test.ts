@@ -6,7 +6,8 @@ import { expectProblem, sampleReleases, startTestServer, type TestServer } from 
 /**
  * Repeated anonymous reads are answered from memory ahead of the app (`http/public-read-cache.ts`). A client
  * must not be able to tell: the answer is the app's, with only the per-response parts made anew, quotas are
- * counted the same, and nothing that carries a credential, or follows a write, is answered from memory.
+ * counted the same, a credential is verified every time as the app does, and nothing that follows a write is
+ * answered from an older catalogue.
  */
 const storageReads = { pages: 0, releases: 0, facets: 0 };
 
@@ -93,16 +94,40 @@ describe('repeated anonymous reads', () => {
     await expectProblem(await server.get(path, { headers: { 'x-api-key': key } }), 'unauthorized', 401);
   });
 
-  it('never answers a session from memory', async () => {
+  it('answers a session from memory too, apart from anonymous callers, looked up every time', async () => {
     const path = '/api/v1/release?limit=1&genres=rock';
-    await server.get(path);
+    const anonymous = await server.get(path);
     const account = await server.signup();
+    const before = storageReads.pages;
+    const answers: Response[] = [];
     for (const headers of [{ authorization: `Bearer ${account.token}` }, { cookie: account.cookie }]) {
-      const response = await server.get(path, { headers });
+      for (let i = 0; i < 2; i++) answers.push(await server.get(path, { headers }));
+    }
+    // One read for the session's first answer; the three after it came from memory.
+    expect(storageReads.pages).toBe(before + 1);
+    for (const response of answers) {
       expect(response.status).toBe(200);
       expect(response.headers.get('ratelimit-policy')).toMatch(/^"session";/);
       expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('set-cookie')).toBeNull();
+      expect(stableHeaders(response)).toEqual(stableHeaders(answers[0]!));
+      expect(withoutTime(await response.text())).toBe(withoutTime(await anonymous.clone().text()));
     }
+    // ...and what a session was given is never given to an anonymous caller.
+    const anonymousAgain = await server.get(path);
+    expect(anonymousAgain.headers.get('cache-control')).not.toBe('no-store');
+    expect(anonymousAgain.headers.get('ratelimit-policy')).toMatch(/^"anonymous";/);
+
+    // Signed out: refused at once, on the very URL that was answered from memory.
+    expect((await server.send('POST', '/api/v1/auth/logout', undefined, { session: account.token })).status).toBe(204);
+    await expectProblem(
+      await server.get(path, { headers: { authorization: `Bearer ${account.token}` } }),
+      'unauthorized',
+      401,
+    );
+    const viaCookie = await server.get(path, { headers: { cookie: account.cookie } });
+    await expectProblem(viaCookie, 'unauthorized', 401);
+    expect(viaCookie.headers.get('set-cookie')).toMatch(/Max-Age=0/);
     await expectProblem(await server.get(path, { headers: { authorization: 'Bearer nope' } }), 'unauthorized', 401);
   });
 
@@ -125,6 +150,47 @@ describe('repeated anonymous reads', () => {
     const head = await server.get('/api/v1/facets', { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+  });
+});
+
+describe('a session answered from memory', () => {
+  const minute = 60_000;
+  const clock = { offset: 0, now: () => Date.now() + clock.offset };
+  let timed: TestServer;
+  beforeAll(async () => {
+    timed = await startTestServer({ clock });
+  });
+  afterAll(() => timed.close());
+
+  it('slides its expiry as the app does, and a cookie due for renewal is renewed', async () => {
+    const path = '/api/v1/release?limit=2';
+    const account = await timed.signup();
+    const lastSeen = async () =>
+      (await timed.rows('sessions')).find((row) => row.user_id === account.userId)?.last_seen_at;
+    const seenAtSignup = await lastSeen();
+    for (let i = 0; i < 2; i++) {
+      const response = await timed.get(path, { headers: { cookie: account.cookie } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+    expect(await lastSeen()).toBe(seenAtSignup);
+
+    clock.offset = 2 * minute;
+    const renewed = await timed.get(path, { headers: { cookie: account.cookie } });
+    expect(renewed.status).toBe(200);
+    expect(renewed.headers.get('set-cookie')).toMatch(/^releases_session=[^;]+; Max-Age=(\d+);/);
+    expect(Number(/Max-Age=(\d+)/.exec(renewed.headers.get('set-cookie')!)![1])).toBeGreaterThan(6 * 24 * 3600);
+    const seenOnce = await lastSeen();
+    expect(seenOnce).not.toBe(seenAtSignup);
+    const next = await timed.get(path, { headers: { cookie: account.cookie } });
+    expect(next.headers.get('set-cookie')).toBeNull();
+
+    // A bearer token has no cookie to renew: its row slides, and the answer still comes from memory.
+    clock.offset = 4 * minute;
+    const bearer = await timed.get(path, { headers: { authorization: `Bearer ${account.token}` } });
+    expect(bearer.status).toBe(200);
+    expect(bearer.headers.get('set-cookie')).toBeNull();
+    expect(await lastSeen()).not.toBe(seenOnce);
   });
 });
 

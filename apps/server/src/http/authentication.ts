@@ -33,6 +33,10 @@ export function authenticateRequest(deps: Authenticator): RequestHandler {
     const context = requestContext(req);
     // Most calls carry no credential: answer those without a promise.
     if (context.credential.kind === 'none') return next();
+    if (context.verifiedCaller) {
+      context.caller = context.verifiedCaller;
+      return next();
+    }
     verifyCredential(context.credential, deps, challengesByAuth[context.metadata.auth]).then((outcome) => {
       if ('failure' in outcome) context.authFailure = outcome.failure;
       else context.caller = outcome.caller;

@@ -45,6 +45,8 @@ interface Answer {
   route: string | undefined;
   /** The route's credential rule: anonymous callers are answered from memory only where they may call. */
   auth: RouteAuth;
+  /** Given to a session (it carries `Cache-Control: no-store`): only a session may have it again. */
+  forSession: boolean;
   chars: number;
 }
 
@@ -65,6 +67,11 @@ const timestampLength = 24;
 const maxAnswers = 2_000;
 /** At most this many characters of answers in all (V8 keeps ASCII text at a byte a character). */
 const maxChars = 8 * 1024 * 1024;
+/**
+ * Where answers given to sessions are kept, apart from the others (request targets start with `/` or a scheme,
+ * never with this).
+ */
+const sessionKeyPrefix = 'session ';
 
 /**
  * Repeated public reads answered from memory, ahead of Express.
@@ -72,14 +79,16 @@ const maxChars = 8 * 1024 * 1024;
  * The first GET of a URL whose route says its answer may be given again (a page of releases, a release, the
  * facets: `RequestContext.replayableBody`) goes through the whole app. Its 200 answer, headers and body, is
  * kept under the exact request target (and `Origin`, which CORS answers to) for the catalogue generation it was
- * read in. The next GET of that URL, while the catalogue is unchanged, by an anonymous caller or one with an API
- * key, gets the same answer without the app: the parts that differ between two such requests are made here the
- * way the app makes them (request id, the count against the caller's quota in the same store, `generated_at`,
- * the log line), with the app's own functions.
+ * read in. The next GET of that URL, while the catalogue is unchanged, by an anonymous caller, one with an API
+ * key or a session, gets the same answer without the app: the parts that differ between two such requests are
+ * made here the way the app makes them (request id, the count against the caller's quota in the same store,
+ * `generated_at`, the log line), with the app's own functions. Answers given to sessions are kept apart from
+ * the others, since the app's differ (`Cache-Control: no-store`); a session is looked up in the database every
+ * time, as the app does, so that signing out takes effect at once.
  *
- * Sessions, anything the app has not answered before, and anything that would not end in that 200 go to the
- * app: validation, cursors, planning, credentials that fail and every problem stay where they are. This only
- * spares the framework's fixed cost on the hottest path (see bench/RESULTS.md).
+ * Anything the app has not answered before, and anything that would not end in that 200 go to the app:
+ * validation, cursors, planning, credentials that fail, a session cookie due for renewal and every problem
+ * stay where they are. This only spares the framework's fixed cost on the hottest path (see bench/RESULTS.md).
  */
 export class PublicReadCache {
   private readonly answers = new Map<string, Answer>();
@@ -102,21 +111,23 @@ export class PublicReadCache {
   }
 
   /**
-   * The key of a request that may be answered from memory, or undefined. Sessions (cookie or bearer) always go
-   * to the app: their answers are never kept, and they may renew the cookie.
+   * The key of a request that may be answered from memory, or undefined: the request target and `Origin`, apart
+   * for a request that presents a session (an API key takes precedence over one, as in `presentedCredential`).
    */
   private keyOf(req: IncomingMessage): string | undefined {
     if (req.method !== 'GET' || this.deps.isShuttingDown()) return undefined;
     const headers = req.headers;
-    if (headers.authorization !== undefined) return undefined;
-    if (headers.cookie?.includes(this.deps.sessionCookieName)) return undefined;
-    return headers.origin === undefined ? req.url : `${req.url}\n${headers.origin}`;
+    const target = headers.origin === undefined ? req.url : `${req.url}\n${headers.origin}`;
+    const presentsSession =
+      headers[headerNames.apiKey] === undefined &&
+      (headers.authorization !== undefined || headers.cookie?.includes(this.deps.sessionCookieName) === true);
+    return presentsSession ? sessionKeyPrefix + target : target;
   }
 
   /** Answers from memory, once the caller is counted; hands the request to the app when it must answer instead. */
   private replay(answer: Answer, req: IncomingMessage, res: ServerResponse, app: RequestListener): void {
     const started = performance.now();
-    this.count(req, answer.auth).then(
+    this.count(req, answer).then(
       (counted) => {
         if (counted === 'app') return void app(req, res);
         if (counted?.exceeded) {
@@ -151,23 +162,40 @@ export class PublicReadCache {
   }
 
   /**
-   * What the app's pipeline would do for this caller before its handler: an API key must have proved good
-   * lately on this instance (else the failed-credential guard has its say first, in the app), is verified by
-   * the same function (its cache, its last-use note) and proves good again; then the caller is counted against
-   * their quota. `app` when the app must answer: a bad key, a session, a malformed credential, or an anonymous
-   * caller under `RELEASES_AUTH=required`. Nothing is counted before a hand-over but a spent quota's request.
+   * What the app's pipeline would do for this caller before its handler: an API key or a session must have
+   * proved good lately on this instance (else the failed-credential guard has its say first, in the app), is
+   * verified by the same function (the key's cache and last-use note; the session's row, and its sliding
+   * expiry) and proves good again; then the caller is counted against their quota. `app` when the app must
+   * answer: a bad key or session, a malformed credential, a caller of another kind than the answer was given
+   * to, a cookie to renew, or an anonymous caller under `RELEASES_AUTH=required`. Nothing is counted before a
+   * hand-over but a spent quota's request.
    */
-  private async count(req: IncomingMessage, auth: RouteAuth): Promise<QuotaUse | undefined | 'app'> {
+  private async count(req: IncomingMessage, answer: Answer): Promise<QuotaUse | undefined | 'app'> {
+    const { auth } = answer;
     const credential = presentedCredential(req.headers, auth, this.deps.sessionCookieName);
+    if ((credential.kind === 'session') !== answer.forSession) return 'app';
     if (credential.kind === 'none') {
       if (auth !== 'none' && (auth !== 'optional' || !this.deps.anonymousAllowed)) return 'app';
       return this.deps.quotas.count('anonymous', addressPartition(proxyAddress(req, this.deps.trustProxy)));
     }
-    if (credential.kind !== 'api-key' || !this.deps.failedCredentials.provenLately(credential)) return 'app';
+    if (credential.kind === 'malformed' || !this.deps.failedCredentials.provenLately(credential)) return 'app';
     const verified = await verifyCredential(credential, this.deps, []);
-    if (!('caller' in verified) || verified.caller.kind !== 'api-key') return 'app';
+    if (!('caller' in verified)) return 'app';
+    const { caller } = verified;
     this.deps.failedCredentials.proveAgain(credential);
-    return this.deps.quotas.count('api-key', `key:${verified.caller.keyId}`);
+    switch (caller.kind) {
+      case 'api-key':
+        return this.deps.quotas.count('api-key', `key:${caller.keyId}`);
+      case 'session':
+        // Its expiry just slid: the app renews the cookie with it, for the caller verified here.
+        if (caller.extended && caller.via === 'cookie') {
+          requestContext(req).verifiedCaller = caller;
+          return 'app';
+        }
+        return this.deps.quotas.count('session', `user:${caller.userId}`);
+      case 'anonymous':
+        return 'app';
+    }
   }
 
   /** Keeps the app's answer to `req` if it may be given again. */
@@ -178,7 +206,7 @@ export class PublicReadCache {
       body === undefined ||
       res.statusCode !== 200 ||
       context.authFailure !== undefined ||
-      (context.caller.kind !== 'anonymous' && context.caller.kind !== 'api-key') ||
+      (context.caller.kind === 'session') !== key.startsWith(sessionKeyPrefix) ||
       context.metadata.rateLimit !== undefined ||
       res.hasHeader('set-cookie') ||
       this.deps.catalogue.cacheStamp() !== stamp
@@ -194,6 +222,7 @@ export class PublicReadCache {
         Buffer.byteLength(body.before) + (body.after === '' ? 0 : timestampLength + Buffer.byteLength(body.after)),
       route: context.route?.path,
       auth: context.metadata.auth,
+      forSession: context.caller.kind === 'session',
       chars: body.before.length + body.after.length + key.length,
     };
     const previous = this.answers.get(key);

@@ -25,6 +25,11 @@ export interface RequestContext {
   /** Set when the request was counted against its quota before it reached the app (the public read cache). */
   countedQuota: QuotaUse | undefined;
   /**
+   * Set when the credential was verified before the request reached the app (the public read cache), so that
+   * the app does not verify it twice: a session whose expiry that verification moved must renew its cookie.
+   */
+  verifiedCaller: Caller | undefined;
+  /**
    * Set by a route whose 200 answer may be given again, unchanged, to the next anonymous request for the same
    * URL while the catalogue stays the same: the body as text, split where `generated_at` goes.
    */
@@ -56,6 +61,7 @@ export function requestContext(req: IncomingMessage): RequestContext {
       caller: anonymous,
       authFailure: undefined,
       countedQuota: undefined,
+      verifiedCaller: undefined,
       replayableBody: undefined,
     };
     contexts.set(req, context);
