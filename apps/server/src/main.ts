@@ -8,6 +8,9 @@ import { answerClientErrors } from './problems.js';
 import { openRedisRateLimitStore } from './http/rate-limit-store.js';
 import { openServices, warmUp } from './services.js';
 
+/** How often ended sessions are deleted from the database (each instance sweeps; a delete of none is cheap). */
+const sessionSweepIntervalMs = 60 * 60_000;
+
 /** After SHUTDOWN_TIMEOUT has closed the connections, how long closing the database and Redis may take. */
 const shutdownGraceMs = 1_000;
 
@@ -35,7 +38,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const services = await openServices(config, logger);
+  const services = await openServices(config, logger, { sessionSweepIntervalMs });
   await seedOnFirstRun(services, logger);
   warmUp(logger);
 

@@ -29,6 +29,11 @@ export interface ServiceOptions {
   wrapStorage?: (storage: Storage) => Storage;
   /** How often API key last-use times are written (tests shorten it). */
   usageFlushIntervalMs?: number;
+  /**
+   * How often everyone's ended sessions are deleted; none when unset (the CLI). A session's own sign-in sweeps
+   * that user's, but a user who never signs in again would otherwise leave theirs behind for good.
+   */
+  sessionSweepIntervalMs?: number;
 }
 
 /** Opens and migrates the database and builds what both the server and the CLI need. */
@@ -51,6 +56,10 @@ export async function openServices(config: Config, logger: Logger, options: Serv
     const sessions = new SessionService(storage.sessions, clock, config.sessions);
     const accounts = new AccountService(storage.accounts, sessions, clock);
     const cursorSecret = config.cursorSecret ?? (await storage.secrets.serverSecret('cursor'));
+    const sweeps =
+      options.sessionSweepIntervalMs === undefined
+        ? undefined
+        : sweepSessionsEvery(options.sessionSweepIntervalMs, sessions, logger);
     return {
       config,
       storage,
@@ -60,6 +69,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       clock,
       cursorSecret,
       async close() {
+        clearInterval(sweeps);
         await keys.close?.().catch((error: unknown) => logger.warn({ err: error }, 'closing the key manager failed'));
         await opened.close();
       },
@@ -68,6 +78,24 @@ export async function openServices(config: Config, logger: Logger, options: Serv
     await opened.close();
     throw error;
   }
+}
+
+/** Deletes ended sessions on a timer that does not keep the process alive; a failed sweep waits for the next. */
+function sweepSessionsEvery(intervalMs: number, sessions: SessionService, logger: Logger): NodeJS.Timeout {
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return; // a slow database: one sweep at a time
+    sweeping = true;
+    try {
+      const deleted = await sessions.sweep();
+      if (deleted > 0) logger.debug({ deleted }, 'deleted ended sessions');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not delete ended sessions; trying again later');
+    } finally {
+      sweeping = false;
+    }
+  };
+  return setInterval(() => void sweep(), intervalMs).unref();
 }
 
 /** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */

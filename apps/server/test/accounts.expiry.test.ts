@@ -108,4 +108,31 @@ describe.each(testDatabases())('expiry with an injected clock ($database)', ({ d
     const rows = (await server.rows('sessions')).filter((row) => row.user_id === account.userId);
     expect(rows).toHaveLength(1); // the idle-expired signup session is gone, the new one stays
   });
+
+  it.runIf(run)('sweeps ended sessions on a timer, of users who never come back, and leaves live ones', async () => {
+    const sweeping = await startTestServer({
+      database,
+      releases: 'none',
+      clock,
+      config: { sessions: { idleTtlMs: 7 * day, absoluteTtlMs: 30 * day } },
+      sessionSweepIntervalMs: 20,
+    });
+    const sessionOn = (token: string) =>
+      sweeping.get('/api/v1/auth/session', { headers: { authorization: `Bearer ${token}` } });
+    try {
+      const gone = await sweeping.signup();
+      const active = await sweeping.signup();
+      clock.offset = 6 * day;
+      expect((await sessionOn(active.token)).status).toBe(200);
+      // A day past the first user's idle expiry, which they never present again; the second's was moved.
+      clock.offset = 8 * day;
+      const usersWithSessions = async () =>
+        new Set((await sweeping.rows('sessions')).map((row) => row.user_id as string));
+      await expect.poll(usersWithSessions, { timeout: 5_000 }).not.toContain(gone.userId);
+      expect(await usersWithSessions()).toContain(active.userId);
+      expect((await sessionOn(active.token)).status).toBe(200);
+    } finally {
+      await sweeping.close();
+    }
+  });
 });

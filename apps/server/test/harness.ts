@@ -69,6 +69,8 @@ export interface TestServerOptions {
   clock?: Clock;
   /** Wraps the real storage, to inject faults or count calls; everything (the key manager too) uses the wrapper. */
   wrapStorage?: (storage: Storage) => Storage;
+  /** Deletes everyone's ended sessions this often, as the server does hourly; never by default. */
+  sessionSweepIntervalMs?: number;
   /** A shared rate-limit store (Redis) instead of the in-memory one. */
   rateLimitStore?: Store;
   /** SQLite (default) or the PostgreSQL server named by TEST_DATABASE_URL, in a schema of its own. */
@@ -145,6 +147,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const services = await openServices(config, logger, {
     clock,
     usageFlushIntervalMs: 50,
+    ...(options.sessionSweepIntervalMs === undefined ? {} : { sessionSweepIntervalMs: options.sessionSweepIntervalMs }),
     ...(options.wrapStorage ? { wrapStorage: options.wrapStorage } : {}),
   });
   const releases = options.releases ?? (await sampleReleases());

@@ -36,9 +36,9 @@ function watchLoginWrites(): { wrapStorage: (storage: Storage) => Storage; start
     wrapStorage: (storage) =>
       Object.assign(Object.create(storage) as Storage, {
         sessions: Object.assign(Object.create(storage.sessions) as Storage['sessions'], {
-          deleteExpired: (userId: string, now: string) => {
+          deleteExpired: (now: string, userId?: string) => {
             started = true;
-            return storage.sessions.deleteExpired(userId, now);
+            return storage.sessions.deleteExpired(now, userId);
           },
         }),
       }),

@@ -75,8 +75,11 @@ export class SessionService {
     return this.store.delete(sessionId);
   }
 
-  /** Drops a user's ended sessions; called on sign-in, so the table does not grow with abandoned ones. */
-  async sweep(userId: string): Promise<void> {
-    await this.store.deleteExpired(userId, new Date(this.clock.now()).toISOString());
+  /**
+   * Drops ended sessions, one user's (on sign-in) or everyone's (the server's periodic sweep), so that the table
+   * does not grow with abandoned ones; returns how many.
+   */
+  sweep(userId?: string): Promise<number> {
+    return this.store.deleteExpired(new Date(this.clock.now()).toISOString(), userId);
   }
 }

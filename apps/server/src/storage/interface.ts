@@ -111,8 +111,8 @@ export interface SessionStore {
   /** Moves a session's idle expiry (the sliding part); returns false when the session is gone. */
   extend(id: string, lastSeenAt: string, idleExpiresAt: string): Promise<boolean>;
   delete(id: string): Promise<void>;
-  /** Deletes a user's sessions that ended before `now`; returns how many. */
-  deleteExpired(userId: string, now: string): Promise<number>;
+  /** Deletes the sessions that ended by `now`, one user's or everyone's; returns how many. */
+  deleteExpired(now: string, userId?: string): Promise<number>;
 }
 
 // --- API keys -------------------------------------------------------------------------------------------

@@ -61,14 +61,14 @@ export class KyselySessionStore implements SessionStore {
     });
   }
 
-  deleteExpired(userId: string, now: string): Promise<number> {
+  deleteExpired(now: string, userId?: string): Promise<number> {
     return guarded(this.backend, async () => {
       // ISO 8601 UTC timestamps of one fixed width compare correctly as text, in both dialects.
-      const result = await this.backend.db
+      let query = this.backend.db
         .deleteFrom('sessions')
-        .where('user_id', '=', userId)
-        .where((eb) => eb.or([eb('idle_expires_at', '<=', now), eb('absolute_expires_at', '<=', now)]))
-        .executeTakeFirst();
+        .where((eb) => eb.or([eb('idle_expires_at', '<=', now), eb('absolute_expires_at', '<=', now)]));
+      if (userId !== undefined) query = query.where('user_id', '=', userId);
+      const result = await query.executeTakeFirst();
       return Number(result.numDeletedRows);
     });
   }
