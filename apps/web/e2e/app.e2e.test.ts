@@ -146,6 +146,11 @@ describe('the web app in Chromium', () => {
       await small.getByRole('heading', { level: 1 }).waitFor();
       await expectAccessible(`${route.slice(1)} at 360 px`, small);
       await screenshot(small, `${route.slice(1)}-360`);
+      // Dark mode has colours of its own: their contrast is checked too.
+      await small.emulateMedia({ colorScheme: 'dark' });
+      await expectAccessible(`${route.slice(1)} at 360 px, dark`, small);
+      await screenshot(small, `${route.slice(1)}-360-dark`);
+      await small.emulateMedia({ colorScheme: 'light' });
     }
     await small.close();
   });
@@ -307,6 +312,9 @@ describe('the web app in Chromium', () => {
     expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phone.width);
     await expectAccessible('keys at 360 px', small);
     await screenshot(small, 'keys-360', { fullPage: true });
+    await small.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible('keys at 360 px, dark', small);
+    await screenshot(small, 'keys-360-dark', { fullPage: true });
     await small.close();
   });
 
