@@ -293,6 +293,7 @@ describe.each(testDatabases())('signing in ($database)', ({ database, run }) => 
 
   it.runIf(run)('limits sign-in attempts per address: the 11th in a minute is a 429', async () => {
     const server = await startTestServer({
+      database,
       releases: 'none',
       config: { rateLimits: { windowMs: 60_000, anonymous: 1000, apiKey: 1000, session: 1000, auth: 10 } },
     });
