@@ -2,6 +2,7 @@
 //
 //   pnpm bench:profile                      the catalogue `pnpm bench` made (100,000 releases on SQLite)
 //   pnpm bench:profile -- --rows 1000000    another one it made
+//   pnpm bench:profile -- --db postgres     the PostgreSQL one (`pnpm bench -- --db postgres` made it)
 //
 // The server runs with V8's sampling profiler (--cpu-prof) and its GC trace (--trace-gc-nvp, whose lines say
 // how much was allocated since the previous collection), under the same closed-loop load as the benchmark: each
@@ -23,9 +24,17 @@ const option = (name, fallback) => {
 };
 const rows = Number(option('rows', 100_000));
 const seconds = Number(option('duration', 8));
+const database = option('db', 'sqlite');
+if (!['sqlite', 'postgres'].includes(database)) throw new Error('--db takes sqlite or postgres');
 const databaseFile = path.join(here, '.work', `sqlite-${rows}`, 'releases.db');
-if (!existsSync(databaseFile))
+if (database === 'sqlite' && !existsSync(databaseFile))
   throw new Error(`no catalogue at ${databaseFile}: run pnpm bench -- --rows ${rows} first`);
+// The schema `pnpm bench -- --db postgres` keeps for this catalogue size (as bench/run.mjs names it).
+const postgresBase = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const databaseUrl =
+  database === 'sqlite'
+    ? `file:${databaseFile}`
+    : `${postgresBase}${postgresBase.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=bench_${rows}`)}`;
 
 const port = await new Promise((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -51,7 +60,7 @@ async function profile(label, paths, credential) {
     {
       env: {
         ...process.env,
-        DATABASE_URL: `file:${databaseFile}`,
+        DATABASE_URL: databaseUrl,
         NODE_ENV: 'production',
         LOG_LEVEL: 'info',
         PORT: String(port),
@@ -172,14 +181,14 @@ const mix = [
 ];
 const cli = (cliArgs, input) =>
   execFileSync(process.execPath, [path.join(root, 'apps/server/dist/cli/main.js'), ...cliArgs], {
-    env: { ...process.env, DATABASE_URL: `file:${databaseFile}`, NODE_ENV: 'production', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' },
     input,
   }).toString();
 const apiKey = async () => ({ 'x-api-key': JSON.parse(cli(['keys', 'create', '--name', 'profile', '--json'])).key });
 const email = `profile-${Date.now()}@example.com`;
 const password = 'profile password 1234';
 cli(['users', 'create', '--email', email], password);
-// A session is looked up in the database on every request, then answered from memory like the others.
+// A session is verified (found in the database, then reused for a second), then answered like the others.
 const session = async (baseUrl) => {
   const response = await fetch(`${baseUrl}/api/v1/auth/login`, {
     method: 'POST',
@@ -191,7 +200,7 @@ const session = async (baseUrl) => {
 const runs = [
   await profile('anonymous (answered from memory)', mix),
   await profile('API key (answered from memory)', mix, apiKey),
-  await profile('session (looked up, answered from memory)', mix, session),
+  await profile('session (answered from memory)', mix, session),
 ];
 
 for (const run of runs) {

@@ -73,6 +73,62 @@ describe.each(testDatabases())('the page and facet caches ($database)', ({ datab
   });
 });
 
+describe.each(testDatabases())('sessions found in the database ($database)', ({ database, run }) => {
+  let server: TestServer;
+  let otherInstance: Storage;
+  let lookups = 0;
+
+  beforeAll(async () => {
+    if (!run) return;
+    server = await startTestServer({
+      database,
+      releases: 'none',
+      wrapStorage: (storage) =>
+        Object.assign(Object.create(storage) as Storage, {
+          sessions: Object.assign(Object.create(storage.sessions) as Storage['sessions'], {
+            findByTokenHash: (tokenHash: string) => {
+              lookups++;
+              return storage.sessions.findByTokenHash(tokenHash);
+            },
+          }),
+        }),
+    });
+    otherInstance = await openStorage(server.services.config.databaseUrl);
+  });
+  afterAll(async () => {
+    await otherInstance?.close();
+    await server?.close();
+  });
+
+  const sessionStatus = (token: string) =>
+    server
+      .get('/api/v1/auth/session', { headers: { authorization: `Bearer ${token}` } })
+      .then((response) => response.status);
+
+  it.runIf(run)('are reused for a second, and a sign-out elsewhere is refused here within it', async () => {
+    const account = await server.signup();
+    const before = lookups;
+    for (let i = 0; i < 5; i++) expect(await sessionStatus(account.token)).toBe(200);
+    expect(lookups).toBe(before + 1);
+
+    // Signed out through another instance: its row is gone, and this one stops reusing it within the second.
+    const [row] = (await server.rows('sessions')).filter((session) => session.user_id === account.userId);
+    await otherInstance.sessions.delete(row!.id as string);
+    const deleted = performance.now();
+    await expect.poll(() => sessionStatus(account.token), { timeout: 5_000, interval: 50 }).toBe(401);
+    console.info(
+      `a sign-out through another instance was refused here after ${Math.round(performance.now() - deleted)} ms`,
+    );
+  });
+
+  it.runIf(run)('are dropped at once by a sign-out through this instance', async () => {
+    const account = await server.signup();
+    expect(await sessionStatus(account.token)).toBe(200);
+    expect((await server.send('POST', '/api/v1/auth/logout', undefined, { session: account.token })).status).toBe(204);
+    expect(await sessionStatus(account.token)).toBe(401);
+  });
+});
+
 let server: TestServer;
 let otherWriter: Storage;
 

@@ -94,7 +94,7 @@ describe('repeated anonymous reads', () => {
     await expectProblem(await server.get(path, { headers: { 'x-api-key': key } }), 'unauthorized', 401);
   });
 
-  it('answers a session from memory too, apart from anonymous callers, looked up every time', async () => {
+  it('answers a session from memory too, apart from anonymous callers', async () => {
     const path = '/api/v1/release?limit=1&genres=rock';
     const anonymous = await server.get(path);
     const account = await server.signup();

@@ -83,8 +83,8 @@ const sessionKeyPrefix = 'session ';
  * key or a session, gets the same answer without the app: the parts that differ between two such requests are
  * made here the way the app makes them (request id, the count against the caller's quota in the same store,
  * `generated_at`, the log line), with the app's own functions. Answers given to sessions are kept apart from
- * the others, since the app's differ (`Cache-Control: no-store`); a session is looked up in the database every
- * time, as the app does, so that signing out takes effect at once.
+ * the others, since the app's differ (`Cache-Control: no-store`); a session is verified as the app verifies it
+ * (`SessionService.resume`, which also slides its expiry).
  *
  * Anything the app has not answered before, and anything that would not end in that 200 go to the app:
  * validation, cursors, planning, credentials that fail, a session cookie due for renewal and every problem

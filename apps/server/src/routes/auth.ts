@@ -56,7 +56,7 @@ export function authRoutes(deps: AuthRouteDeps): {
     },
 
     logout: async ({ req, res }) => {
-      await deps.sessions.end(sessionCaller(req).session.id);
+      await deps.sessions.end(sessionCaller(req).session);
       deps.cookie.clear(res);
       return { status: 204, body: undefined };
     },
