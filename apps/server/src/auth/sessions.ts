@@ -8,7 +8,7 @@ const sessionExtendIntervalMs = 60_000;
 /**
  * How long this instance reuses a session it found in the database. Signing out here drops it at once; signing
  * out through another instance reaches this one within this bound (as a revoked key does within KEY_CACHE_TTL).
- * A busy session would otherwise cost a database round trip per request: a third of the throughput on
+ * A busy session would otherwise cost a database round trip per request: less than half the throughput on
  * PostgreSQL (bench/RESULTS.md).
  */
 const sessionReuseMs = 1_000;
