@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { catalogueFolder, postgresCatalogueUrl } from './catalogues.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -26,15 +27,10 @@ const rows = Number(option('rows', 100_000));
 const seconds = Number(option('duration', 8));
 const database = option('db', 'sqlite');
 if (!['sqlite', 'postgres'].includes(database)) throw new Error('--db takes sqlite or postgres');
-const databaseFile = path.join(here, '.work', `sqlite-${rows}`, 'releases.db');
+const databaseFile = path.join(catalogueFolder('sqlite', rows), 'releases.db');
 if (database === 'sqlite' && !existsSync(databaseFile))
   throw new Error(`no catalogue at ${databaseFile}: run pnpm bench -- --rows ${rows} first`);
-// The schema `pnpm bench -- --db postgres` keeps for this catalogue size (as bench/run.mjs names it).
-const postgresBase = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const databaseUrl =
-  database === 'sqlite'
-    ? `file:${databaseFile}`
-    : `${postgresBase}${postgresBase.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=bench_${rows}`)}`;
+const databaseUrl = database === 'sqlite' ? `file:${databaseFile}` : postgresCatalogueUrl(rows);
 
 const port = await new Promise((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {

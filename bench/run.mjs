@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { catalogueFolder, postgresCatalogueSchema, postgresCatalogueUrl, postgresServerUrl } from './catalogues.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -63,7 +64,7 @@ async function waitFor(url) {
 }
 
 // --- the catalogue ------------------------------------------------------------------------------------------
-const work = path.join(here, '.work', `${database}-${rows}`);
+const work = catalogueFolder(database, rows);
 mkdirSync(work, { recursive: true });
 const marker = path.join(work, 'seeded.json');
 let databaseUrl;
@@ -73,9 +74,7 @@ if (database === 'sqlite') {
   databaseUrl = `file:${file}`;
   referenceDatabase = file;
 } else {
-  const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_${rows}`;
-  databaseUrl = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  databaseUrl = postgresCatalogueUrl(rows);
   referenceDatabase = databaseUrl;
 }
 const env = { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
@@ -93,11 +92,11 @@ if (seeded.seed !== seed || seeded.generatorVersion !== generatorVersion) {
   } else {
     const pg = createRequire(path.join(root, 'apps/server/package.json'))('pg');
     const admin = new pg.Client({
-      connectionString: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+      connectionString: postgresServerUrl,
     });
     await admin.connect();
-    await admin.query(`drop schema if exists bench_${rows} cascade`);
-    await admin.query(`create schema bench_${rows}`);
+    await admin.query(`drop schema if exists ${postgresCatalogueSchema(rows)} cascade`);
+    await admin.query(`create schema ${postgresCatalogueSchema(rows)}`);
     await admin.end();
   }
   const started = performance.now();

@@ -164,6 +164,8 @@ describe.skipIf(missing.length > 0)('several instances behind nginx (PostgreSQL 
     const before = balancer.accessLog().length;
     const replies = await Promise.all(Array.from({ length: 6 }, () => through('/api/v1/release?limit=3')));
     for (const reply of replies) expect(content(reply)).toEqual(content(replies[0]!));
+    // Each line is written after its response has gone: wait for all six.
+    await expect.poll(() => balancer.accessLog().length - before, { timeout: 2_000 }).toBeGreaterThanOrEqual(6);
     const answeredBy = new Set(
       balancer
         .accessLog()
@@ -178,7 +180,10 @@ describe.skipIf(missing.length > 0)('several instances behind nginx (PostgreSQL 
     expect(page.headers.link).toMatch(new RegExp(`^<${publicUrl}/api/v1/release\\?`));
     const requestId = page.headers['x-request-id'] as string;
     expect(requestId).toMatch(/^[0-9a-f]{32}$/);
-    expect(balancer.accessLog().some((line) => line.endsWith(`request_id=${requestId}`))).toBe(true);
+    // nginx writes its access log line after the response has gone: wait for it rather than race it.
+    await expect
+      .poll(() => balancer.accessLog().some((line) => line.endsWith(`request_id=${requestId}`)), { timeout: 2_000 })
+      .toBe(true);
 
     const missingRelease = await through('/api/v1/release/rel_nothing_here');
     expect(missingRelease.status).toBe(404);

@@ -205,10 +205,17 @@ class ProvenCredentials {
   }
 }
 
+/** Fingerprints by credential: each request's credential is hashed once, however many steps ask. */
+const fingerprints = new WeakMap<PresentedCredential, string>();
+
 function fingerprint(credential: PresentedCredential): string | undefined {
-  if (credential.kind === 'api-key') return `key:${hashSecret(credential.key)}`;
-  if (credential.kind === 'session') return `session:${hashSecret(credential.token)}`;
-  return undefined;
+  let known = fingerprints.get(credential);
+  if (known !== undefined) return known;
+  if (credential.kind === 'api-key') known = `key:${hashSecret(credential.key)}`;
+  else if (credential.kind === 'session') known = `session:${hashSecret(credential.token)}`;
+  else return undefined;
+  fingerprints.set(credential, known);
+  return known;
 }
 
 export interface FailedCredentialGuard {
@@ -234,15 +241,7 @@ export interface FailedCredentialGuard {
  */
 export function failedCredentialGuard(config: Config, logger: Logger, clock: Clock): FailedCredentialGuard {
   const proven = new ProvenCredentials();
-  const fingerprints = new WeakMap<Request, string>();
-  const fingerprintOf = (req: Request): string | undefined => {
-    let known = fingerprints.get(req);
-    if (known === undefined) {
-      known = fingerprint(requestContext(req).credential);
-      if (known !== undefined) fingerprints.set(req, known);
-    }
-    return known;
-  };
+  const fingerprintOf = (req: Request): string | undefined => fingerprint(requestContext(req).credential);
   const refuse = rateLimit({
     windowMs: config.rateLimits.windowMs,
     limit: config.rateLimits.anonymous,
