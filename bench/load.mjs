@@ -1,9 +1,20 @@
 // Closed-loop HTTP load generator, run as its own process so it never shares a core's event loop with the
 // server it measures. Keep-alive connections; each worker sends the next path as soon as the last answer is
 // read. Bounded by time and by request count. Prints one JSON object.
+//
+// The configuration arrives as JSON on stdin (thousands of paths do not fit in a command line).
 import http from 'node:http';
+import { text } from 'node:stream/consumers';
 
-const { baseUrl, paths, connections, durationMs, warmupMs, maxRequests, headers = {} } = JSON.parse(process.argv[2]);
+const {
+  baseUrl,
+  paths,
+  connections,
+  durationMs,
+  warmupMs,
+  maxRequests,
+  headers = {},
+} = JSON.parse(await text(process.stdin));
 const target = new URL(baseUrl);
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 

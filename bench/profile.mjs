@@ -100,9 +100,8 @@ async function profile(label, paths, credential) {
         maxRequests: 5_000_000,
         headers,
       };
-      const child = spawn(process.execPath, [path.join(here, 'load.mjs'), JSON.stringify(config)], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const child = spawn(process.execPath, [path.join(here, 'load.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+      child.stdin.end(JSON.stringify(config));
       let out = '';
       child.stdout.on('data', (chunk) => (out += chunk));
       child.on('exit', () => resolve(JSON.parse(out)));

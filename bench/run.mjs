@@ -258,9 +258,8 @@ function load(baseUrl, paths, { headers, watch = [] } = {}) {
     if (watch.includes(ours.pid)) peakRss = Math.max(peakRss, rssMegabytes(ours.pid));
   }, 250);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(here, 'load.mjs'), JSON.stringify(config)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(process.execPath, [path.join(here, 'load.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin.end(JSON.stringify(config));
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('exit', (code) => {

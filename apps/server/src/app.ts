@@ -1,116 +1,72 @@
 import type { RequestListener } from 'node:http';
-import { createRequire } from 'node:module';
-import { contract, headerNames } from '@releases/contract';
+import { contract } from '@releases/contract';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
-import cors from 'cors';
 import express, { type Express } from 'express';
-import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { AccountService } from './auth/accounts.js';
-import type { KeyManager } from './auth/key-manager.js';
-import { SessionCookie } from './auth/session-cookie.js';
-import type { SessionService } from './auth/sessions.js';
-import { CursorCodec } from './catalogue/cursor.js';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
+import { publicReadCors, publicReadPaths } from './http/cors.js';
 import { docsAssets } from './http/docs-assets.js';
-import { exposedHeaders, publicReadPaths, unmatchedRoute } from './http/guards.js';
 import { requestId } from './http/request-id.js';
-import { PublicReadCache } from './http/public-read-cache.js';
-import { CallerQuotas, failedCredentialGuard } from './http/rate-limit.js';
 import { mountRoutePipeline } from './http/route-pipeline.js';
 import { securityHeaders } from './http/security-headers.js';
+import { unmatchedRoute } from './http/unmatched-route.js';
 import { webApp } from './http/web-app.js';
 import { requestLogger } from './logger.js';
-import { buildOpenApiDocument } from './openapi.js';
 import { HttpProblem, problemHandler, validationProblem } from './problems.js';
 import { authRoutes } from './routes/auth.js';
 import { docsRoutes } from './routes/docs.js';
-import { keysRoutes } from './routes/keys.js';
-import { sendPreserializedJson } from './routes/json-text.js';
 import { facetsRoutes } from './routes/facets.js';
 import { healthRoutes } from './routes/health.js';
+import { sendPreserializedJson } from './routes/json-text.js';
+import { keysRoutes } from './routes/keys.js';
 import { probesRoutes } from './routes/probes.js';
 import { releaseRoutes } from './routes/release.js';
-import type { Storage } from './storage/interface.js';
+import type { ServerParts, Services } from './services.js';
 
-const require = createRequire(import.meta.url);
-const { version } = require('../package.json') as { version: string };
-
-export interface AppDeps {
-  config: Config;
-  storage: Storage;
-  keys: KeyManager;
-  sessions: SessionService;
-  accounts: AccountService;
+/** What the app is built from: the services and the server's parts (`services.ts`), and where it logs. */
+export interface AppDeps extends Services, ServerParts {
   logger: Logger;
-  clock: Clock;
-  /** Secret that signs page cursors; shared by every instance. */
-  cursorSecret: string;
-  rateLimitStore?: Store;
-  /** Reported by /readyz while the process drains. */
-  isShuttingDown?: () => boolean;
   /** The built web app (`apps/web/dist` by default). */
   webAppRoot?: string;
 }
 
-/** Builds the Express app. Listens on nothing: `main.ts` (or a test) does that. */
-export function createApp(deps: AppDeps): Express {
-  return buildApp(deps).app;
+export interface App {
+  /** What a server listens with: the answer cache, in front of Express. */
+  listener: RequestListener;
+  /** The Express app behind it (tests read its routes). */
+  express: Express;
 }
 
 /**
- * What a server listens with: the app, behind the cache that answers repeated anonymous public reads without
- * it (`http/public-read-cache.ts`). `main.ts` and the test harness serve this.
+ * Builds the app: the answer cache (`http/answer-cache.ts`) in front of Express, whose middleware order,
+ * routes and terminal problem handler are wired here. Listens on nothing: `main.ts` (or a test) does that, and
+ * both serve this same listener.
  */
-export function createRequestListener(deps: AppDeps): RequestListener {
-  const { app, publicReads } = buildApp(deps);
-  return publicReads.listener(app);
-}
-
-function buildApp(deps: AppDeps): { app: Express; publicReads: PublicReadCache } {
+export function createApp(deps: AppDeps): App {
   const { config, storage, logger, clock } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  app.set('trust proxy', deps.trust);
   app.set('query parser', 'simple');
   app.set('etag', false);
+  // We send no validators (no ETag, no Last-Modified), so no request is ever fresh: `If-None-Match: *` must not
+  // turn an answer into a bodyless 304 on one path and not on another (the answer cache does not either).
+  Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
   sendPreserializedJson(app);
 
-  const isShuttingDown = deps.isShuttingDown ?? (() => false);
   app.use(requestId, requestLogger(logger), (_req, res, next) => {
     // While draining, each answered request also closes its connection, so shutdown need not wait for idle sockets.
-    if (isShuttingDown()) res.setHeader('connection', 'close');
+    if (deps.isShuttingDown()) res.setHeader('connection', 'close');
     next();
   });
   app.use(securityHeaders(config.publicUrl));
-  app.use(
-    publicReadPaths(),
-    cors({
-      origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
-      methods: ['GET', 'HEAD'],
-      allowedHeaders: [headerNames.apiKey, headerNames.requestId],
-      exposedHeaders,
-      maxAge: 600,
-    }),
-  );
+  app.use(publicReadPaths(), publicReadCors(config.corsOrigins));
 
-  const cookie = new SessionCookie(config.publicUrl);
-  const quotas = new CallerQuotas(config, logger, deps.rateLimitStore);
-  const failedCredentials = failedCredentialGuard(config, logger, clock);
-  const authenticator = { keys: deps.keys, sessions: deps.sessions };
-  mountRoutePipeline(app, { config, clock, cookie, quotas, failedCredentials, ...authenticator });
-  const openApiDocument = buildOpenApiDocument(config, version);
+  mountRoutePipeline(app, deps.admit);
   const server = initServer();
   createExpressEndpoints(
     contract,
     server.router(contract, {
-      release: releaseRoutes({
-        config,
-        catalogue: storage.catalogue,
-        clock,
-        cursors: new CursorCodec(deps.cursorSecret),
-      }),
+      release: releaseRoutes({ config, catalogue: storage.catalogue, clock, cursors: deps.cursors }),
       facets: facetsRoutes({ catalogue: storage.catalogue, clock }),
       health: healthRoutes({ storage }),
       auth: authRoutes({
@@ -118,13 +74,13 @@ function buildApp(deps: AppDeps): { app: Express; publicReads: PublicReadCache }
         accounts: deps.accounts,
         users: storage.accounts,
         sessions: deps.sessions,
-        cookie,
+        cookie: deps.cookie,
         clock,
       }),
       keys: keysRoutes({ keys: deps.keys, store: storage.keys }),
-      openapi: { document: async () => ({ status: 200, body: openApiDocument }) },
+      openapi: { document: async () => ({ status: 200, body: deps.openApiDocument }) },
       docs: docsRoutes({ publicUrl: config.publicUrl }),
-      probes: probesRoutes({ storage, isShuttingDown }),
+      probes: probesRoutes({ storage, isShuttingDown: deps.isShuttingDown }),
     }),
     app,
     {
@@ -145,19 +101,5 @@ function buildApp(deps: AppDeps): { app: Express; publicReads: PublicReadCache }
   app.use(unmatchedRoute());
   app.use(problemHandler({ publicUrl: config.publicUrl, logger }));
 
-  const trustProxy: unknown = app.get('trust proxy fn');
-  if (typeof trustProxy !== 'function') throw new Error("Express did not compile the 'trust proxy' setting");
-  const publicReads = new PublicReadCache({
-    ...authenticator,
-    catalogue: storage.catalogue,
-    quotas,
-    failedCredentials,
-    anonymousAllowed: config.authMode === 'optional',
-    logger,
-    clock,
-    sessionCookieName: cookie.name,
-    trustProxy: trustProxy as (address: string, hop: number) => boolean,
-    isShuttingDown,
-  });
-  return { app, publicReads };
+  return { listener: deps.answers.listener(app), express: app };
 }

@@ -1,6 +1,7 @@
 import { headerNames } from '@releases/contract';
 import type { RequestHandler } from 'express';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { requestContext } from './http/request-context.js';
 
 /**
  * Structured JSON logs. A request log line carries id, method, path, route, status and duration, and nothing
@@ -71,7 +72,7 @@ export function requestLogger(logger: Logger): RequestHandler {
         reqId: res.getHeader(headerNames.requestId),
         method: req.method,
         path: req.path,
-        route: (req as { tsRestRoute?: { path?: string } }).tsRestRoute?.path,
+        route: requestContext(req).route?.path,
         status: res.statusCode,
         ms: performance.now() - started,
       });

@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import v8 from 'node:v8';
-import { createRequestListener } from './app.js';
+import { createApp } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { answerClientErrors } from './problems.js';
-import { openRedisRateLimitStore } from './http/rate-limit-store.js';
-import { openServices, warmUp } from './services.js';
+import { composeServer, openServices, warmUp } from './services.js';
 
 /** How often ended sessions are deleted from the database (each instance sweeps; a delete of none is cheap). */
 const sessionSweepIntervalMs = 60 * 60_000;
@@ -42,14 +41,9 @@ async function main(): Promise<void> {
   await seedOnFirstRun(services, logger);
   warmUp(logger);
 
-  const sharedLimits = config.redisUrl ? await openRedisRateLimitStore(config.redisUrl, logger) : undefined;
   let shuttingDown = false;
-  const listener = createRequestListener({
-    ...services,
-    logger,
-    isShuttingDown: () => shuttingDown,
-    ...(sharedLimits ? { rateLimitStore: sharedLimits.store } : {}),
-  });
+  const parts = await composeServer(services, logger, { isShuttingDown: () => shuttingDown });
+  const { listener } = createApp({ ...services, ...parts, logger });
   const server: Server = createServer(
     {
       // A client has REQUEST_TIMEOUT to send its headers and body (a 408 problem otherwise: slow loris), checked
@@ -94,7 +88,7 @@ async function main(): Promise<void> {
     server.close(() => {
       void (async () => {
         await services.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
-        await sharedLimits?.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));
+        await parts.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));
         logger.info('stopped');
         logger.flush();
         process.exit(0);

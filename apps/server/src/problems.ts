@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ZodError, type ZodIssue } from 'zod';
-import { KeyManagerUnavailableError } from './auth/key-manager.js';
+import { KeyManagerUnavailableError } from './keys/key-manager.js';
 import { requestInstance } from './http/request-id.js';
 import { StorageUnavailableError } from './storage/errors.js';
 

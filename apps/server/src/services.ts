@@ -1,13 +1,33 @@
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { AccountService } from './auth/accounts.js';
-import type { KeyManager } from './auth/key-manager.js';
-import { createKeyManager } from './auth/key-managers.js';
+import { createAdmission, type Admit } from './auth/admission.js';
+import { FailedCredentialGuard } from './auth/failed-credentials.js';
 import { prepareDecoyPassword } from './auth/passwords.js';
+import { SessionCookie } from './auth/session-cookie.js';
 import { SessionService } from './auth/sessions.js';
+import { CursorCodec } from './catalogue/cursor.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
+import { AnswerCache } from './http/answer-cache.js';
+import { clientAddressResolver, compileTrust, type TrustRule } from './http/client-address.js';
+import type { KeyManager } from './keys/key-manager.js';
+import { createKeyManager } from './keys/key-managers.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
+import type { CounterStore } from './rate-limit/interface.js';
+import { MemoryCounterStore } from './rate-limit/memory-counter-store.js';
+import { CallerQuotas } from './rate-limit/quotas.js';
+import { openSharedRedis, RedisCounterStore } from './rate-limit/redis-counter-store.js';
 import { openStorage } from './storage/index.js';
 import type { Storage } from './storage/interface.js';
+
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
+
+/**
+ * The composition root: everything the server and the CLI are made of is built here, once, and handed down as
+ * explicit dependencies. `main.ts` (and the test harness) only wire what this builds to a listening socket.
+ */
 
 export interface Services {
   config: Config;
@@ -93,6 +113,78 @@ function sweepSessionsEvery(intervalMs: number, sessions: SessionService, logger
       (error: unknown) => logger.warn({ err: error }, 'could not delete ended sessions; trying again later'),
     );
   return setInterval(() => void sweep(), intervalMs).unref();
+}
+
+/** What the HTTP server is made of besides the services: built once, by `composeServer`. */
+export interface ServerParts {
+  cookie: SessionCookie;
+  cursors: CursorCodec;
+  /** The one admission function (`auth/admission.ts`) of the Express pipeline and the answer cache alike. */
+  admit: Admit;
+  /** `TRUST_PROXY`, compiled: Express and `admit` resolve the client address by the same rule. */
+  trust: TrustRule;
+  answers: AnswerCache;
+  openApiDocument: OpenApiDocument;
+  isShuttingDown: () => boolean;
+  /** Releases what these parts hold (the shared Redis connection). */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** Reported by /readyz, and turns the answer cache off, while the process drains. */
+  isShuttingDown?: () => boolean;
+  /**
+   * Where quotas are counted. By default Redis when `REDIS_URL` is set (shared by every instance, failing
+   * open), else this process's memory. Tests pass a Redis store of their own (a key prefix per test).
+   */
+  counters?: CounterStore;
+}
+
+/** Builds the HTTP server's parts over the services: quotas, the guard, the cookie, cursors, admission, caches. */
+export async function composeServer(
+  services: Services,
+  logger: Logger,
+  options: ServerOptions = {},
+): Promise<ServerParts> {
+  const { config, clock } = services;
+  const redis =
+    options.counters === undefined && config.redisUrl ? await openSharedRedis(config.redisUrl, logger) : undefined;
+  const counters =
+    options.counters ??
+    (redis
+      ? new RedisCounterStore(redis, { prefix: 'releases:rl:', windowMs: config.rateLimits.windowMs })
+      : new MemoryCounterStore(config.rateLimits.windowMs));
+  const cookie = new SessionCookie(config.publicUrl);
+  const trust = compileTrust(config.trustProxy);
+  const isShuttingDown = options.isShuttingDown ?? (() => false);
+  const admit = createAdmission({
+    keys: services.keys,
+    sessions: services.sessions,
+    guard: new FailedCredentialGuard({
+      windowMs: config.rateLimits.windowMs,
+      limit: config.rateLimits.anonymous,
+      clock,
+    }),
+    quotas: new CallerQuotas(config, counters, logger),
+    cookie,
+    authMode: config.authMode,
+    ownOrigin: new URL(config.publicUrl).origin,
+    clientAddress: clientAddressResolver(trust),
+    now: () => clock.now(),
+  });
+  return {
+    cookie,
+    cursors: new CursorCodec(services.cursorSecret),
+    admit,
+    trust,
+    answers: new AnswerCache({ admit, catalogue: services.storage.catalogue, logger, clock, isShuttingDown }),
+    openApiDocument: buildOpenApiDocument(config, version),
+    isShuttingDown,
+    async close() {
+      if (counters instanceof MemoryCounterStore) counters.close();
+      await redis?.close();
+    },
+  };
 }
 
 /** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */

@@ -176,6 +176,46 @@ describe.each(testDatabases())('who may do what ($database)', ({ database, run }
   });
 });
 
+describe.each(testDatabases())('an owner shutting out an intruder ($database)', ({ database, run }) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    if (!run) return;
+    server = await startTestServer({
+      database,
+      releases: 'none',
+      config: { rateLimits: { windowMs: 60_000, anonymous: 100, apiKey: 100, session: 3, auth: 100 } },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it.runIf(run)(
+    "is never refused by the user's quota, however much of it another session spent (SPEC §3.7)",
+    async () => {
+      const owner = await server.signup();
+      const created = await server.send('POST', '/api/v1/keys', { name: 'leaked' }, { session: owner.token });
+      const key = CreatedApiKeyResponseSchema.parse(await created.json()).data;
+      // A stolen second session of the same account spends the whole per-user quota...
+      const login = await server.send('POST', '/api/v1/auth/login', { email: owner.email, password: owner.password });
+      const intruder = AuthResponseSchema.parse(await login.json()).data.session.token;
+      for (let i = 0; i < 5; i++)
+        await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${intruder}` } });
+      await expectProblem(
+        await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${owner.token}` } }),
+        'rate-limited',
+        429,
+      );
+      // ...and the owner still revokes the key and signs out, as often as it takes.
+      for (let i = 0; i < 2; i++) {
+        const revoked = await server.send('DELETE', `/api/v1/keys/${key.id}`, undefined, { session: owner.token });
+        expect(revoked.status).toBe(200);
+        expect(revoked.headers.get('ratelimit')).toBeNull();
+      }
+      expect((await server.send('POST', '/api/v1/auth/logout', undefined, { session: intruder })).status).toBe(204);
+      expect((await server.send('POST', '/api/v1/auth/logout', undefined, { session: owner.token })).status).toBe(204);
+    },
+  );
+});
+
 describe.each(testDatabases())('cross-site request forgery ($database)', ({ database, run }) => {
   let server: TestServer;
   let account: SignedUp;

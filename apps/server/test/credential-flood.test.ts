@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashSecret } from '../src/auth/api-keys.js';
+import { hashSecret } from '../src/crypto.js';
+import { generateApiKey } from '../src/keys/api-key-format.js';
 import type { Storage } from '../src/storage/interface.js';
 import { expectProblem, startTestServer, type TestServer } from './harness.js';
 

@@ -6,23 +6,26 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ParsedReleaseInput, Problem } from '@releases/contract';
 import { ProblemSchema } from '@releases/contract';
-import type { Store } from 'express-rate-limit';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { DestinationStream, Logger } from 'pino';
 import { expect } from 'vitest';
-import { createRequestListener } from '../src/app.js';
+import { createApp } from '../src/app.js';
 import { readSampleCatalogue } from '../src/catalogue/sample.js';
 import { systemClock, type Clock } from '../src/clock.js';
 import { testConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { answerClientErrors } from '../src/problems.js';
-import { openServices, type Services } from '../src/services.js';
+import type { CounterStore } from '../src/rate-limit/interface.js';
+import { openSharedRedis, RedisCounterStore } from '../src/rate-limit/redis-counter-store.js';
+import { composeServer, openServices, type ServerParts, type Services } from '../src/services.js';
 import type { Storage } from '../src/storage/interface.js';
 
 export interface TestServer {
   baseUrl: string;
   services: Services;
+  /** What the server's HTTP side is made of (admission, the answer cache...). */
+  parts: ServerParts;
   databaseFile: string;
   /** Fetches a path of this server. */
   get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
@@ -71,8 +74,8 @@ export interface TestServerOptions {
   wrapStorage?: (storage: Storage) => Storage;
   /** Deletes everyone's ended sessions this often, as the server does hourly; never by default. */
   sessionSweepIntervalMs?: number;
-  /** A shared rate-limit store (Redis) instead of the in-memory one. */
-  rateLimitStore?: Store;
+  /** Where quotas are counted (a Redis store of the test's own), instead of this process's memory. */
+  counters?: CounterStore;
   /** SQLite (default) or the PostgreSQL server named by TEST_DATABASE_URL, in a schema of its own. */
   database?: 'sqlite' | 'postgres';
   /** Where the server's log lines go, at `trace` level (default: nowhere). */
@@ -152,12 +155,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.catalogueWrites.upsertReleases(releases, new Date(clock.now()));
-  const listener = createRequestListener({
-    ...services,
-    logger,
-    ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
-  });
-  httpServer.on('request', listener);
+  const parts = await composeServer(services, logger, options.counters ? { counters: options.counters } : {});
+  httpServer.on('request', createApp({ ...services, ...parts, logger }).listener);
   answerClientErrors(httpServer, baseUrl);
 
   const send: TestServer['send'] = (method, pathAndQuery, body, init = {}) =>
@@ -174,6 +173,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return {
     baseUrl,
     services,
+    parts,
     databaseFile,
     database: postgres ? 'postgres' : 'sqlite',
     get: (pathAndQuery, init) => fetch(`${baseUrl}${pathAndQuery}`, init),
@@ -222,6 +222,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async close() {
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await parts.close().catch(() => undefined);
       await services.close().catch(() => undefined);
       await postgres?.drop();
       rmSync(folder, { recursive: true, force: true });
@@ -272,4 +273,19 @@ export function expectedIds(
   );
   if (sort === '-release_date') rows.reverse();
   return rows.map((r) => r.id);
+}
+
+/** Quota counters in Redis under a prefix of their own, as `composeServer` makes them from `REDIS_URL`. */
+export interface RedisCounters {
+  counters: CounterStore;
+  close(): Promise<void>;
+}
+
+export async function openRedisCounters(
+  redisUrl: string,
+  logger: Logger,
+  prefix = `releases-test:${randomBytes(4).toString('hex')}:`,
+): Promise<RedisCounters> {
+  const redis = await openSharedRedis(redisUrl, logger);
+  return { counters: new RedisCounterStore(redis, { prefix, windowMs: 60_000 }), close: () => redis.close() };
 }

@@ -35,6 +35,24 @@ describe('headers on every response', () => {
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
+  it('says one thing about framing on every kind of page: X-Frame-Options agrees with frame-ancestors', async () => {
+    const html = { headers: { accept: 'text/html' } };
+    const expected: Record<string, string> = { "'none'": 'DENY', "'self'": 'SAMEORIGIN' };
+    for (const [path, init] of [
+      ['/api/v1/release', {}],
+      ['/api/v1/nope', {}],
+      ['/docs', {}],
+      ['/problems/not-found', {}],
+      ['/signin', html],
+      ['/some/page', html],
+    ] as const) {
+      const response = await server.get(path, init);
+      const ancestors = /frame-ancestors ([^;]+)/.exec(response.headers.get('content-security-policy') ?? '')?.[1];
+      expect(ancestors, path).toBeDefined();
+      expect(response.headers.get('x-frame-options'), path).toBe(expected[ancestors!]);
+    }
+  });
+
   it('allows other origins to read the public GETs only', async () => {
     const origin = { headers: { origin: 'https://example.org' } };
     expect((await server.get('/api/v1/release', origin)).headers.get('access-control-allow-origin')).toBe('*');

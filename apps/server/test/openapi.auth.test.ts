@@ -1,6 +1,6 @@
 import { securitySchemes, sessionCookieNames } from '@releases/contract';
 import { describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/guards.js';
+import { contractRoutes } from '../src/http/contract-routes.js';
 import { startTestServer } from './harness.js';
 import { metadataOf, operationOf, servedDocument } from './openapi-document.js';
 

@@ -1,7 +1,7 @@
 import { apiPaths, headerNames, sessionCookieNames } from '@releases/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/guards.js';
+import { contractRoutes } from '../src/http/contract-routes.js';
 import { sampleReleases, startTestServer, type TestServer } from './harness.js';
 import {
   declaredHeaders,
@@ -185,7 +185,7 @@ beforeAll(async () => {
     await working.close();
   }
 
-  // Every route is rate limited: with a quota of one, the second call of anyone is a 429.
+  // Every route but the probes is rate limited: with a quota of one, the second call of anyone is a 429...
   const limited = await startTestServer({
     releases: 'none',
     config: { rateLimits: { windowMs: 60_000, anonymous: 1, apiKey: 1, session: 1, auth: 1 } },
@@ -193,6 +193,13 @@ beforeAll(async () => {
   try {
     for (const route of routes) {
       for (let i = 0; i < 2; i++) await call(limited, route, { how: `quota of one, call ${i + 1}` });
+    }
+    // ...and those no quota counts (an owner's sign-out and revocation) still refuse an address that keeps
+    // presenting credentials that fail (the failed-credential guard).
+    for (const route of routes) {
+      for (let i = 0; i < 2; i++) {
+        await call(limited, route, { how: `bad session, call ${i + 1}`, headers: { authorization: 'Bearer nope' } });
+      }
     }
   } finally {
     await limited.close();

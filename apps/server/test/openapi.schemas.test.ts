@@ -8,7 +8,7 @@ import {
   sortOrders,
 } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/guards.js';
+import { contractRoutes } from '../src/http/contract-routes.js';
 import { startTestServer, type TestServer } from './harness.js';
 import {
   allSchemas,

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { problemContentType } from '@releases/contract';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/guards.js';
+import { contractRoutes } from '../src/http/contract-routes.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 let server: TestServer;
@@ -23,7 +23,7 @@ afterAll(() => server.close());
 async function expressRoutes(): Promise<string[]> {
   const { createApp } = await import('../src/app.js');
   const { createLogger } = await import('../src/logger.js');
-  const app: Express = createApp({ ...server.services, logger: createLogger('silent') });
+  const app: Express = createApp({ ...server.services, ...server.parts, logger: createLogger('silent') }).express;
   const stack = (
     app as unknown as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } }
   ).router.stack;

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openRedisRateLimitStore, type SharedRateLimitStore } from '../src/http/rate-limit-store.js';
 import { createLogger } from '../src/logger.js';
-import { expectProblem, startTestServer, type TestServer } from './harness.js';
+import { expectProblem, startTestServer, type TestServer, openRedisCounters, type RedisCounters } from './harness.js';
 import { freePort, requireBuild, startServer, type ServerProcess } from './process-harness.js';
 
 /**
@@ -108,13 +107,13 @@ async function bounded<T>(promise: Promise<T>, what: string, ms = 10_000): Promi
 async function serverWithSharedLimits(
   redisUrl: string,
   logger: ReturnType<typeof capturedLogger>['logger'],
-): Promise<{ server: TestServer; shared: SharedRateLimitStore }> {
-  const shared = await bounded(openRedisRateLimitStore(redisUrl, logger), 'opening the Redis store');
+): Promise<{ server: TestServer; shared: RedisCounters }> {
+  const shared = await bounded(openRedisCounters(redisUrl, logger), 'opening the Redis store');
   opened.push(shared);
   const server = await startTestServer({
     releases: 'none',
     config: { rateLimits: limits },
-    rateLimitStore: shared.store,
+    counters: shared.counters,
     logger,
   });
   opened.push(server);

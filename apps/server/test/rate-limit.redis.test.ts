@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { openRedisRateLimitStore, type SharedRateLimitStore } from '../src/http/rate-limit-store.js';
-import { expectProblem, startTestServer, type TestServer } from './harness.js';
+import { expectProblem, startTestServer, type TestServer, openRedisCounters, type RedisCounters } from './harness.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 if (!redisUrl)
   console.warn('Redis tests skipped: set TEST_REDIS_URL (for example redis://127.0.0.1:6379) to run them.');
 
 describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
-  const opened: Array<SharedRateLimitStore | TestServer> = [];
+  const opened: Array<RedisCounters | TestServer> = [];
   afterAll(async () => {
-    for (const thing of opened.reverse()) await ('store' in thing ? thing.close() : thing.close());
+    for (const thing of opened.reverse()) await ('counters' in thing ? thing.close() : thing.close());
   });
 
   it('two instances count against one quota', async () => {
@@ -19,12 +18,12 @@ describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
     const limits = { windowMs: 60_000, anonymous: 3, apiKey: 100, session: 100, auth: 100 };
     const servers: TestServer[] = [];
     for (let i = 0; i < 2; i++) {
-      const shared = await openRedisRateLimitStore(redisUrl!, createLogger('silent'), prefix);
+      const shared = await openRedisCounters(redisUrl!, createLogger('silent'), prefix);
       opened.push(shared);
       const server = await startTestServer({
         releases: 'none',
         config: { rateLimits: limits },
-        rateLimitStore: shared.store,
+        counters: shared.counters,
       });
       opened.push(server);
       servers.push(server);
@@ -39,12 +38,12 @@ describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
   });
 
   it('lets requests through, without hanging, when Redis stops answering', async () => {
-    const shared = await openRedisRateLimitStore(
+    const shared = await openRedisCounters(
       redisUrl!,
       createLogger('silent'),
       `releases-test:${randomBytes(4).toString('hex')}:`,
     );
-    const server = await startTestServer({ releases: 'none', rateLimitStore: shared.store });
+    const server = await startTestServer({ releases: 'none', counters: shared.counters });
     opened.push(server);
     await shared.close();
     const response = await server.get('/api/v1/release');

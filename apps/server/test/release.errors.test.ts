@@ -45,6 +45,21 @@ describe('GET /api/v1/release: invalid parameters are 400 invalid-request naming
   });
 });
 
+describe('GET /api/v1/release/{id} and /api/v1/facets refuse unknown parameters as the list does (SPEC §3.6)', () => {
+  it.each([
+    ['/api/v1/release/rel_lcupwdzrpff2jlr4?x=', 'x'],
+    ['/api/v1/release/rel_lcupwdzrpff2jlr4?utm_source=feed&limit=2', 'utm_source'],
+    ['/api/v1/facets?x=1', 'x'],
+    ['/api/v1/facets?cache_buster=12345', 'cache_buster'],
+  ])('%s', async (path, parameter) => {
+    // Twice: the second request of a URL is the one whose answer would be kept, were it a 200.
+    for (let i = 0; i < 2; i++) {
+      const problem = await expectProblem(await server.get(path), 'invalid-request', 400);
+      expect(problem.errors).toContainEqual({ parameter, detail: 'is not a known parameter' });
+    }
+  });
+});
+
 describe('cursors', () => {
   it('rejects a tampered cursor', async () => {
     const cursor = await firstCursor();

@@ -8,7 +8,7 @@ import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { webAppMessages, webAppRoutes } from '../src/http/web-app.js';
 import { createLogger } from '../src/logger.js';
-import { openServices, type Services } from '../src/services.js';
+import { composeServer, openServices, type Services } from '../src/services.js';
 import { expectProblem } from './harness.js';
 
 /** A server whose web app folder is `webRoot` (a stand-in for apps/web/dist). */
@@ -20,11 +20,14 @@ async function serve(webRoot: string): Promise<{ url: string; close: () => Promi
     testConfig({ databaseUrl: 'file::memory:', publicUrl: url }),
     createLogger('silent'),
   );
-  http.on('request', createApp({ ...services, logger: createLogger('silent'), webAppRoot: webRoot }));
+  const logger = createLogger('silent');
+  const parts = await composeServer(services, logger);
+  http.on('request', createApp({ ...services, ...parts, logger, webAppRoot: webRoot }).listener);
   return {
     url,
     close: async () => {
       await new Promise((resolve) => http.close(resolve));
+      await parts.close();
       await services.close();
     },
   };

@@ -18,6 +18,7 @@ import { problemKindNames } from './problem-kinds.js';
 import { ProblemKindSchema, ProblemSchema } from './problem.js';
 import {
   FacetsResponseSchema,
+  NoQuerySchema,
   ReleaseIdParamsSchema,
   ReleaseListQuerySchema,
   ReleaseListResponseSchema,
@@ -66,15 +67,34 @@ export const OpenApiDocumentSchema = z
  * - `session`: a session (cookie or `Authorization: Bearer`); an API key is refused with 403.
  */
 export type RouteAuth = 'none' | 'optional' | 'api-key' | 'session';
+
+/**
+ * Which quota a route's requests are counted against:
+ * - `caller` (the default): the caller's own (anonymous callers per address, API keys per key, sessions per user);
+ * - `sign-in`: the strict per-address quota of signing up and in, whoever calls;
+ * - `none`: none at all. The probes (an orchestrator polling them must never be told to back off), and the calls
+ *   an owner makes to shut an intruder out, which the intruder's own requests must never be able to spend
+ *   (SPEC §3.7: sign-out, ending sessions, changing the password, revoking keys, deleting the account).
+ */
+export type RouteQuota = 'caller' | 'sign-in' | 'none';
+
 export interface RouteMetadata {
   auth: RouteAuth;
   /** Whether browsers on other origins may call it (CORS). */
   publicRead?: boolean;
+  /** The quota its requests count against; `caller` when absent. */
+  quota?: RouteQuota;
   /**
-   * `auth`: counted against the strict per-IP quota for signing up and in, not the caller's usual one.
-   * `none`: not rate limited (the probes: an orchestrator polling them must never be told to back off).
+   * Cross-site request forgery beyond cookie sessions (which are always checked): `sign-in` also refuses a
+   * request a browser says is cross-site when it carries no session at all (a forged sign-in would sign the
+   * victim into the attacker's account).
    */
-  rateLimit?: 'auth' | 'none';
+  csrf?: 'sign-in';
+  /**
+   * Its 200 answer depends on nothing but the URL (and `Origin`) while the catalogue stays the same, so the
+   * server may keep it and give it again to any caller the route admits, with that caller's own headers.
+   */
+  replayable?: boolean;
   /** How parameters travel, by name, where the validating schema cannot tell a document generator. */
   parameters?: Record<string, ParameterDoc>;
 }
@@ -92,13 +112,19 @@ export const contract = c.router(
           "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too. Any other query parameter is a 400 (`invalid-request`) that names it.",
         query: ReleaseListQuerySchema,
         responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, 403: problem, ...databaseRoute },
-        metadata: metadata({ auth: 'optional', publicRead: true, parameters: releaseListParameterDocs }),
+        metadata: metadata({
+          auth: 'optional',
+          publicRead: true,
+          replayable: true,
+          parameters: releaseListParameterDocs,
+        }),
       },
       get: {
         method: 'GET',
         path: apiPaths.release,
         summary: 'Get one release',
         pathParams: ReleaseIdParamsSchema,
+        query: NoQuerySchema,
         responses: {
           200: ReleaseResponseSchema,
           400: problem,
@@ -107,7 +133,7 @@ export const contract = c.router(
           404: problem,
           ...databaseRoute,
         },
-        metadata: metadata({ auth: 'optional', publicRead: true }),
+        metadata: metadata({ auth: 'optional', publicRead: true, replayable: true }),
       },
     },
     facets: {
@@ -117,8 +143,9 @@ export const contract = c.router(
         summary: 'List filter values',
         description:
           'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on.',
-        responses: { 200: FacetsResponseSchema, 401: problem, 403: problem, ...databaseRoute },
-        metadata: metadata({ auth: 'optional', publicRead: true }),
+        query: NoQuerySchema,
+        responses: { 200: FacetsResponseSchema, 400: problem, 401: problem, 403: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'optional', publicRead: true, replayable: true }),
       },
     },
     health: {
@@ -147,7 +174,7 @@ export const contract = c.router(
           409: problem,
           ...databaseRoute,
         },
-        metadata: metadata({ auth: 'none', rateLimit: 'auth' }),
+        metadata: metadata({ auth: 'none', quota: 'sign-in', csrf: 'sign-in' }),
       },
       login: {
         method: 'POST',
@@ -163,7 +190,7 @@ export const contract = c.router(
           403: problem,
           ...databaseRoute,
         },
-        metadata: metadata({ auth: 'none', rateLimit: 'auth' }),
+        metadata: metadata({ auth: 'none', quota: 'sign-in', csrf: 'sign-in' }),
       },
       logout: {
         method: 'POST',
@@ -178,7 +205,7 @@ export const contract = c.router(
           403: problem,
           ...databaseRoute,
         },
-        metadata: metadata({ auth: 'session' }),
+        metadata: metadata({ auth: 'session', quota: 'none' }),
       },
       session: {
         method: 'GET',
@@ -231,7 +258,7 @@ export const contract = c.router(
           404: problem,
           ...databaseRoute,
         },
-        metadata: metadata({ auth: 'session' }),
+        metadata: metadata({ auth: 'session', quota: 'none' }),
       },
     },
     openapi: {
@@ -275,7 +302,7 @@ export const contract = c.router(
         description: 'Answers while the process runs. No data, no authentication.',
         // Never rate limited: an orchestrator polling the probes must never be told to back off.
         responses: { 200: z.literal('OK'), 500: problem },
-        metadata: metadata({ auth: 'none', rateLimit: 'none' }),
+        metadata: metadata({ auth: 'none', quota: 'none' }),
       },
       ready: {
         method: 'GET',
@@ -283,7 +310,7 @@ export const contract = c.router(
         summary: 'Readiness probe',
         description: 'Answers 200 when the database answers, 503 otherwise. No data, no authentication.',
         responses: { 200: z.literal('OK'), 500: problem, 503: problem },
-        metadata: metadata({ auth: 'none', rateLimit: 'none' }),
+        metadata: metadata({ auth: 'none', quota: 'none' }),
       },
     },
   },

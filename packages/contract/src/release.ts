@@ -196,6 +196,9 @@ export type ReleaseListResponse = z.infer<typeof ReleaseListResponseSchema>;
 
 export const ReleaseResponseSchema = z.object({ success: z.literal(true), data: ReleaseSchema });
 
+/** The query of a route that takes no parameters: any parameter is a 400 that names it (SPEC §3.6). */
+export const NoQuerySchema = z.object({}).strict();
+
 export const ReleaseIdParamsSchema = z.object({
   id: z.string().max(limits.maxIdLength).regex(releaseIdPattern, 'is not a release id (they look like rel_...)'),
 });

@@ -1,7 +1,7 @@
 import type { User } from '@releases/contract';
 import type { Clock } from '../clock.js';
 import type { AccountStore, SessionRecord, UserRecord } from '../storage/interface.js';
-import { newId } from './api-keys.js';
+import { newId } from '../crypto.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { SessionService } from './sessions.js';
 

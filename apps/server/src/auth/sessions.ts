@@ -1,19 +1,26 @@
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
+import { hashSecret, newId } from '../crypto.js';
 import type { SessionRecord, SessionStore } from '../storage/interface.js';
-import { hashSecret, newId } from './api-keys.js';
 
 /** The idle expiry is moved at most this often per session: one write a minute, however busy the session. */
 const sessionExtendIntervalMs = 60_000;
 /**
- * How long this instance reuses a session it found in the database. Signing out here drops it at once; signing
+ * How long this instance reuses a session it found in the database. Signing out here ends it at once; signing
  * out through another instance reaches this one within this bound (as a revoked key does within KEY_CACHE_TTL).
  * A busy session would otherwise cost a database round trip per request: less than half the throughput on
  * PostgreSQL (bench/RESULTS.md).
  */
 const sessionReuseMs = 1_000;
-/** At most this many sessions are kept for reuse; the oldest make room. */
+/** At most this many sessions are kept for reuse; the least recently used make room. */
 const maxReusedSessions = 10_000;
+/**
+ * How long this instance remembers that it ended a session: far longer than any read of it may still be on
+ * its way back from the database (`DATABASE_STATEMENT_TIMEOUT`), and a session once ended never returns.
+ */
+const endedSessionMemoryMs = 10 * 60_000;
+const maxEndedSessions = 100_000;
 
 interface ReusedSession {
   session: SessionRecord;
@@ -34,10 +41,17 @@ export function sessionExpiresAt(session: SessionRecord): string {
 /**
  * Sessions (SPEC §4): a 256-bit random token that only its holder has (we keep its SHA-256), an idle expiry
  * that slides with use and an absolute one that does not.
+ *
+ * Ending a session takes effect on this instance for every request that arrives after the answer that ended
+ * it, also for requests whose read of the session was already on its way back from the database (SPEC §3.7):
+ * each ended session is remembered by id before its row goes, and a session read from the database is
+ * checked against that memory before it is used or kept for reuse.
  */
 export class SessionService {
   /** Sessions found lately, by token hash. */
-  private readonly reused = new Map<string, ReusedSession>();
+  private readonly reused = new LRUCache<string, ReusedSession>({ max: maxReusedSessions });
+  /** Ids of sessions this instance ended. */
+  private readonly ended = new LRUCache<string, true>({ max: maxEndedSessions, ttl: endedSessionMemoryMs });
 
   constructor(
     private readonly store: SessionStore,
@@ -70,8 +84,8 @@ export class SessionService {
 
   /**
    * The live session a token belongs to, its idle expiry moved forward when a minute has passed since it was
-   * last moved; undefined for an unknown or ended session (an ended one is deleted on the way). A session found
-   * in the database within the last second (`sessionReuseMs`) is taken from memory, up to its own end.
+   * last moved; undefined for an unknown or ended session (an expired one is deleted on the way). A session
+   * found in the database within the last second (`sessionReuseMs`) is taken from memory, up to its own end.
    */
   async resume(token: string): Promise<{ session: SessionRecord; extended: boolean } | undefined> {
     const tokenHash = hashSecret(token);
@@ -80,7 +94,7 @@ export class SessionService {
     this.reused.delete(tokenHash);
 
     const session = await this.store.findByTokenHash(tokenHash);
-    if (!session) return undefined;
+    if (!session || this.ended.has(session.id)) return undefined;
     const now = this.clock.now();
     if (Date.parse(sessionExpiresAt(session)) <= now) {
       await this.store.delete(session.id);
@@ -93,24 +107,23 @@ export class SessionService {
     const lastSeenAt = new Date(now).toISOString();
     const idle = Math.min(now + this.lifetimes.idleTtlMs, Date.parse(session.absoluteExpiresAt));
     const idleExpiresAt = new Date(idle).toISOString();
-    // Gone meanwhile (signed out elsewhere): the token is no longer good.
-    if (!(await this.store.extend(session.id, lastSeenAt, idleExpiresAt))) return undefined;
+    // Gone meanwhile (signed out elsewhere, or here while this request waited): the token is no longer good.
+    if (!(await this.store.extend(session.id, lastSeenAt, idleExpiresAt)) || this.ended.has(session.id)) {
+      return undefined;
+    }
     const extended = { ...session, lastSeenAt, idleExpiresAt };
     this.reuse(extended, now);
     return { session: extended, extended: true };
   }
 
-  /** Signs a session out: its row is deleted, and this instance stops reusing it at once. */
-  end(session: SessionRecord): Promise<void> {
+  /** Signs a session out: its row is deleted, and this instance refuses it from now on. */
+  async end(session: SessionRecord): Promise<void> {
+    this.ended.set(session.id, true);
     this.reused.delete(session.tokenHash);
-    return this.store.delete(session.id);
+    await this.store.delete(session.id);
   }
 
   private reuse(session: SessionRecord, now: number): void {
-    if (this.reused.size >= maxReusedSessions) {
-      const oldest = this.reused.keys().next();
-      if (!oldest.done) this.reused.delete(oldest.value);
-    }
     const reusableUntil = Math.min(now + sessionReuseMs, Date.parse(sessionExpiresAt(session)));
     this.reused.set(session.tokenHash, { session, reusableUntil });
   }

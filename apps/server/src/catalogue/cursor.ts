@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { limits, type SortOrder } from '@releases/contract';
-import type { ReleaseFilterKeys, ReleasePosition } from '../storage/interface.js';
+import { limits, releaseFilterParameters, type SortOrder } from '@releases/contract';
+import type { ReleasePosition } from '../storage/interface.js';
+import type { FilterKeys } from './filters.js';
 
 /**
  * Page cursors: opaque to clients, tamper-evident, and bound to the filters and sort they were made with.
@@ -22,44 +23,24 @@ export class CursorDecodeError extends Error {
 }
 
 export interface CursorQuery {
-  filters: ReleaseFilterKeys;
+  filters: FilterKeys;
   sort: SortOrder;
 }
 
-/** A short, stable digest of what a cursor is bound to. Values are already lowercase and distinct. */
+/**
+ * A short, stable digest of what a cursor is bound to: the sort and each filter's keys, in the contract's order
+ * of filters. Values are already lowercase and distinct.
+ */
 function queryFingerprint(query: CursorQuery): string {
   const canonical = JSON.stringify([
     query.sort,
-    [...query.filters.vocaloid_banks].sort(),
-    [...query.filters.genres].sort(),
-    [...query.filters.languages].sort(),
+    ...releaseFilterParameters.map((name) => [...query.filters[name]].sort()),
   ]);
-  let fingerprint = fingerprints.get(canonical);
-  if (fingerprint === undefined) {
-    fingerprint = createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
-    if (fingerprints.size >= memoSize) fingerprints.delete(fingerprints.keys().next().value!);
-    fingerprints.set(canonical, fingerprint);
-  }
-  return fingerprint;
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
 }
 
-/** Digests of recent queries: a hash per page request was a measurable part of serving one. */
-const fingerprints = new Map<string, string>();
-
-/** Recently issued or verified cursors, so a popular page's cursor is signed and checked once, not per request. */
-const memoSize = 5_000;
-
 export class CursorCodec {
-  private readonly encoded = new Map<string, string>();
-  private readonly decoded = new Map<string, { fingerprint: string; position: ReleasePosition }>();
-
   constructor(private readonly secret: string) {}
-
-  private remember<V>(memo: Map<string, V>, key: string, value: V): V {
-    if (memo.size >= memoSize) memo.delete(memo.keys().next().value!);
-    memo.set(key, value);
-    return value;
-  }
 
   private mac(payload: string): Buffer {
     return createHmac('sha256', this.secret).update(payload).digest().subarray(0, macBytes);
@@ -67,20 +48,18 @@ export class CursorCodec {
 
   encode(position: ReleasePosition, query: CursorQuery): string {
     const json = JSON.stringify([cursorVersion, queryFingerprint(query), position.releaseDate, position.id]);
-    const known = this.encoded.get(json);
-    if (known) return known;
     const payload = Buffer.from(json).toString('base64url');
-    return this.remember(this.encoded, json, `${payload}.${this.mac(payload).toString('base64url')}`);
+    return `${payload}.${this.mac(payload).toString('base64url')}`;
   }
 
   /** Decodes a cursor for this query, or throws `CursorDecodeError`. Never throws anything else. */
   decode(cursor: string, query: CursorQuery): ReleasePosition {
-    const known = this.decoded.get(cursor) ?? this.verify(cursor);
+    const known = this.verify(cursor);
     if (known.fingerprint !== queryFingerprint(query)) throw new CursorDecodeError('mismatch');
     return known.position;
   }
 
-  /** Checks a cursor's MAC and shape; only cursors that pass are remembered. */
+  /** Checks a cursor's MAC and shape. */
   private verify(cursor: string): { fingerprint: string; position: ReleasePosition } {
     if (cursor.length > limits.maxCursorLength) throw new CursorDecodeError('malformed');
     const match = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(cursor);
@@ -108,9 +87,6 @@ export class CursorCodec {
     ) {
       throw new CursorDecodeError('malformed');
     }
-    return this.remember(this.decoded, cursor, {
-      fingerprint: decoded[1],
-      position: { releaseDate: decoded[2], id: decoded[3] },
-    });
+    return { fingerprint: decoded[1], position: { releaseDate: decoded[2], id: decoded[3] } };
   }
 }

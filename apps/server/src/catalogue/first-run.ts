@@ -1,6 +1,6 @@
 import { apiPaths, headerNames } from '@releases/contract';
 import type { Logger } from 'pino';
-import { randomBase62 } from '../auth/api-keys.js';
+import { randomBase62 } from '../crypto.js';
 import type { Services } from '../services.js';
 import { readSampleCatalogue } from './sample.js';
 

@@ -23,8 +23,8 @@ import type {
   SecurityRequirementObject,
 } from 'openapi3-ts/oas30';
 import type { Config } from '../config.js';
-import { apiKeyChallenge, bearerChallenge } from '../auth/authenticate.js';
-import { exposedHeaders } from '../http/guards.js';
+import { apiKeyChallenge, bearerChallenge } from '../auth/verify-credential.js';
+import { exposedHeaders } from '../http/cors.js';
 import { isReference, responsesOf, schemaOf } from './schemas.js';
 
 /** What an operation's description depends on besides its route. */
@@ -131,8 +131,8 @@ function responseHeaders(
   const code = status === 'default' ? 0 : status;
   const names: ResponseHeader[] = [
     headerNames.requestId,
-    // The probes are never counted, so they never carry the quota headers.
-    ...(status === 'default' || metadata.rateLimit === 'none' ? [] : (['RateLimit', 'RateLimit-Policy'] as const)),
+    // Routes counted against no quota (the probes, an owner's sign-out...) never carry the quota headers.
+    ...(status === 'default' || metadata.quota === 'none' ? [] : (['RateLimit', 'RateLimit-Policy'] as const)),
     ...(code === 401 ? (['WWW-Authenticate'] as const) : []),
     ...(code === 429 || code === 503 ? (['Retry-After'] as const) : []),
     ...(route === contract.release.list && code === 200 ? (['Link'] as const) : []),

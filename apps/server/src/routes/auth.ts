@@ -2,7 +2,7 @@ import type { AuthResponse, contract } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import type { Response } from 'express';
 import { userJson, type AccountService, type SignedIn } from '../auth/accounts.js';
-import { bearerChallenge, unauthorized } from '../auth/authenticate.js';
+import { bearerChallenge, unauthorized } from '../auth/verify-credential.js';
 import type { SessionCookie } from '../auth/session-cookie.js';
 import { sessionExpiresAt, type SessionService } from '../auth/sessions.js';
 import type { Clock } from '../clock.js';
@@ -29,7 +29,7 @@ const accountMessages = {
 /** The session goes to the browser as a cookie and to every other client in the body. */
 function signedIn(deps: AuthRouteDeps, res: Response, { user, token, session }: SignedIn): AuthResponse {
   const expiresAt = sessionExpiresAt(session);
-  deps.cookie.set(res, token, expiresAt, deps.clock.now());
+  res.append('set-cookie', deps.cookie.setting(token, expiresAt, deps.clock.now()));
   res.setHeader('cache-control', 'no-store');
   return { success: true, data: { user: userJson(user), session: { token, expires_at: expiresAt } } };
 }
@@ -57,7 +57,7 @@ export function authRoutes(deps: AuthRouteDeps): {
 
     logout: async ({ req, res }) => {
       await deps.sessions.end(sessionCaller(req).session);
-      deps.cookie.clear(res);
+      res.append('set-cookie', deps.cookie.clearing(deps.clock.now()));
       return { status: 204, body: undefined };
     },
 

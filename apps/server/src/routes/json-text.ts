@@ -1,7 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Express, Response } from 'express';
 import type { Clock } from '../clock.js';
-import { requestContext, type ReplayableBody } from '../http/request-context.js';
 
 /**
  * JSON that is already text. Release documents are serialized once, when they are written, so a page is
@@ -14,27 +13,33 @@ class PreserializedJson {
   constructor(readonly text: string) {}
 }
 
-function preserialized<T>(json: string): T {
+/** A body that is JSON text already, typed as the route's response. */
+export function preserialized<T>(json: string): T {
   return new PreserializedJson(json) as unknown as T;
 }
 
-/**
- * A JSON body as text, which may be given again to the next anonymous request for the same URL while the
- * catalogue stays the same (`http/public-read-cache.ts`). `generated_at` goes between `before` and `after`
- * (an empty `after`: the body has no time in it).
- */
-export function replayable<T>(req: IncomingMessage, body: ReplayableBody, clock: Clock): T {
-  requestContext(req).replayableBody = body;
-  return preserialized<T>(
-    body.after === '' ? body.before : body.before + new Date(clock.now()).toISOString() + body.after,
-  );
+/** `before` + the current time in ISO 8601 + `after`: a body whose `generated_at` is now. */
+export function generatedNow(before: string, after: string, clock: Clock): string {
+  return before + new Date(clock.now()).toISOString() + after;
+}
+
+/** What each response sent as preserialized JSON, for the answer cache to keep (`http/answer-cache.ts`). */
+const sentText = new WeakMap<ServerResponse, string>();
+
+/** The JSON text a response sent, if it sent preserialized JSON. */
+export function sentJsonText(res: ServerResponse): string | undefined {
+  return sentText.get(res);
 }
 
 export function sendPreserializedJson(app: Express): void {
   const json = app.response.json;
   app.response.json = function (this: Response, body: unknown) {
     if (!(body instanceof PreserializedJson)) return json.call(this, body);
+    sentText.set(this, body.text);
     if (!this.get('content-type')) this.setHeader('content-type', 'application/json; charset=utf-8');
-    return this.send(body.text);
+    // Written as the string it is, in one piece with the headers (`res.send` would copy it into a Buffer first).
+    this.setHeader('content-length', Buffer.byteLength(body.text));
+    this.end(body.text);
+    return this;
   };
 }

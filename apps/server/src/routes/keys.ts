@@ -1,6 +1,6 @@
 import { limits, type ApiKey, type contract } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import type { KeyManager } from '../auth/key-manager.js';
+import type { KeyManager } from '../keys/key-manager.js';
 import { sessionCaller } from '../http/request-context.js';
 import { HttpProblem } from '../problems.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';

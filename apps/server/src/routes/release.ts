@@ -4,16 +4,17 @@ import {
   limits,
   defaultSortOrder,
   headerNames,
+  releaseFilterParameters,
   type ReleaseListQuery,
 } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
-import { canonicalLanguageTag } from '../catalogue/language-tags.js';
+import { filterKeys } from '../catalogue/filters.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
-import type { CatalogueReads, ReleaseFilterKeys, ReleasePosition } from '../storage/interface.js';
-import { replayable } from './json-text.js';
+import type { CatalogueReads, ReleasePosition } from '../storage/interface.js';
+import { generatedNow, preserialized } from './json-text.js';
 
 export interface ReleaseRouteDeps {
   config: Config;
@@ -25,30 +26,13 @@ export interface ReleaseRouteDeps {
 const cursorMessages = {
   malformed: 'The cursor is not one this service issued. Use data.pagination from a previous response as is.',
   tampered: 'The cursor has been altered. Use data.pagination from a previous response as is.',
-  mismatch:
-    'The cursor belongs to a different query: send the same vocaloid_banks, genres, languages and sort that produced it, or start again without a cursor.',
+  mismatch: `The cursor belongs to a different query: send the same ${releaseFilterParameters.join(', ')} and sort that produced it, or start again without a cursor.`,
 } as const;
-
-/**
- * Filter values as storage keys them: lowercase and distinct, language tags in the canonical form they are
- * stored in (`iw` → `he`). Cursors are bound to these keys, so a cursor made with `languages=iw` also serves
- * `languages=he`, and the Link header (which repeats the values as sent) leads to the same page.
- */
-function filterKeys(query: ReleaseListQuery): ReleaseFilterKeys {
-  const keys = (values: string[], canonical: (value: string) => string = (value) => value) => [
-    ...new Set(values.map((value) => canonical(value).toLowerCase())),
-  ];
-  return {
-    vocaloid_banks: keys(query.vocaloid_banks),
-    genres: keys(query.genres),
-    languages: keys(query.languages, canonicalLanguageTag),
-  };
-}
 
 /** The absolute URL of the next page, with the filters as the client sent them (after normalisation). */
 function nextPageUrl(publicUrl: string, query: ReleaseListQuery, cursor: string): string {
   const params = new URLSearchParams();
-  for (const name of ['vocaloid_banks', 'genres', 'languages'] as const) {
+  for (const name of releaseFilterParameters) {
     if (query[name].length > 0) params.set(name, query[name].join(','));
   }
   if (query.limit !== limits.defaultPageSize) params.set('limit', String(query.limit));
@@ -62,7 +46,7 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
   get: AppRouteImplementation<typeof contract.release.get>;
 } {
   return {
-    list: async ({ query, req, res }) => {
+    list: async ({ query, res }) => {
       const filters = filterKeys(query);
       let after: ReleasePosition | undefined;
       if (query.cursor !== undefined) {
@@ -81,22 +65,19 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
       const nextCursor = page.next ? deps.cursors.encode(page.next, { filters, sort: query.sort }) : '';
       if (nextCursor)
         res.setHeader(headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`);
-      const body = {
-        before:
-          `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +
+      const body = generatedNow(
+        `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +
           `"pagination":${JSON.stringify(nextCursor)},"generated_at":"`,
-        after: '"}}',
-      };
-      return { status: 200, body: replayable(req, body, deps.clock) };
+        '"}}',
+        deps.clock,
+      );
+      return { status: 200, body: preserialized(body) };
     },
 
-    get: async ({ params, req }) => {
+    get: async ({ params }) => {
       const doc = await deps.catalogue.getReleaseJson(params.id);
       if (doc === undefined) throw new HttpProblem('not-found', `There is no release with the id ${params.id}.`);
-      return {
-        status: 200,
-        body: replayable(req, { before: `{"success":true,"data":${doc}}`, after: '' }, deps.clock),
-      };
+      return { status: 200, body: preserialized(`{"success":true,"data":${doc}}`) };
     },
   };
 }

@@ -1,9 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Kysely, RawBuilder, Transaction } from 'kysely';
 import { StorageBusyError } from './errors.js';
-import type { Database } from './schema.js';
+import type { Database, ReleaseRow, TagRow } from './schema.js';
 
-/** What a database backend (`sqlite.ts`, `postgres.ts`) gives the shared Kysely implementation. */
+/**
+ * What a database backend (`sqlite.ts`, `postgres.ts`) gives the shared Kysely implementation: connections,
+ * and every way the two databases differ, so that nothing else in `storage/` asks which one it is on.
+ */
 export interface Backend {
   readonly dialect: 'sqlite' | 'postgres';
   /** Writes (and migrations). Reads go through `read`, so they never queue behind a write. */
@@ -31,6 +34,40 @@ export interface Backend {
   /** Maps a driver error to `StorageUnavailableError` when it means "the database is not answering". */
   translateError(error: unknown): unknown;
   close(): Promise<void>;
+
+  // --- where the two databases differ ---------------------------------------------------------------------
+
+  /** DDL after a table's definition that keeps its rows in primary-key order (SQLite's `WITHOUT ROWID`). */
+  readonly clusteredTable: RawBuilder<unknown>;
+  /**
+   * The schema Kysely keeps its migration bookkeeping in, where the database has schemas: named, so several
+   * databases in one PostgreSQL server (schemas on the search_path) never mistake each other's.
+   */
+  migrationSchema(): Promise<string | undefined>;
+  /**
+   * Holds the user's row until the transaction ends, so concurrent writes about one user take turns (a
+   * PostgreSQL row lock; SQLite serializes writers already, and a statement whose snapshot went stale fails).
+   */
+  lockUser(trx: Transaction<Database>, userId: string): Promise<void>;
+  /** Catalogue writes take turns, and take them first thing in their transaction (see the backends). */
+  takeCatalogueWriteTurn(trx: Transaction<Database>): Promise<void>;
+  /** Inserts releases and their tag rows, as many per statement as suits the database. */
+  insertCatalogueRows(trx: Transaction<Database>, releases: ReleaseRow[], tags: TagRow[]): Promise<void>;
+  /** How many releases a bulk load reads and writes at a time. */
+  readonly bulkLoadBatchSize: number;
+  /**
+   * A bulk load into an empty catalogue, the way the database's manual advises: `load` writes every batch
+   * through `write`, with the catalogue's indexes built after it (see `bulk-load.ts`), and with whatever
+   * settings make a load fast on this database, for this transaction only.
+   */
+  loadIntoEmptyCatalogue<T>(
+    trx: Transaction<Database>,
+    load: (write: (releases: ReleaseRow[], tags: TagRow[]) => Promise<void>) => Promise<T>,
+  ): Promise<T>;
+  /** A bulk load into a catalogue that has releases: `work`, with the settings that make a load fast. */
+  withBulkLoadSettings<T>(trx: Transaction<Database>, work: () => Promise<T>): Promise<T>;
+  /** After a catalogue write of `releasesWritten` releases: keeps the query planner's statistics fresh. */
+  afterCatalogueWrite(trx: Transaction<Database>, releasesWritten: number): Promise<void>;
 }
 
 export interface GuardOptions {

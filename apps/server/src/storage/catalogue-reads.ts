@@ -1,4 +1,5 @@
 import type { Facets, FacetValue } from '@releases/contract';
+import { perFilter } from '../catalogue/filters.js';
 import type { CatalogueReads, ReleasePage, ReleasePageRequest } from './interface.js';
 import { guarded, type Backend } from './backend.js';
 import { buildReleasePageQuery, type PageRow, type TagStatistics } from './release-query.js';
@@ -6,19 +7,15 @@ import { tagKinds } from './schema.js';
 
 /** How long planner statistics may be reused before they are read again. */
 const statisticsTtlMs = 2_000;
-/** Pages kept in memory, at most (about 10 KB each at the default page size, 50 KB at the largest)... */
-const pageCacheSize = 2_000;
-/** ...and at most this many characters of release JSON in all (V8 keeps ASCII text at a byte a character). */
-const pageCacheChars = 8 * 1024 * 1024;
 
 /**
- * What catalogue reads remember between requests: served pages, the facets and the planner's statistics.
+ * What catalogue reads remember between requests: the facets and the planner's statistics. (Whole answers to
+ * repeated requests are the answer cache's, `http/answer-cache.ts`, stamped with this generation.)
  * Everything remembered belongs to one `generation`, which moves on when this storage writes (the writes call
- * `clear()`) or when the backend's change counter says another connection did; a new generation starts empty.
+ * `clear()` once they committed) or when the backend's change counter says another connection did; a new
+ * generation starts empty.
  */
 export class CatalogueCache {
-  readonly pages = new Map<string, ReleasePage & { chars: number }>();
-  pageChars = 0;
   facets: Omit<Facets, 'generated_at'> | undefined;
   statistics: { stats: TagStatistics; readAt: number } | undefined;
   statisticsLoad: Promise<TagStatistics> | undefined;
@@ -35,29 +32,10 @@ export class CatalogueCache {
       this.generation++;
     }
     if (this.generationOfContents !== this.generation) {
-      this.pages.clear();
-      this.pageChars = 0;
       this.facets = undefined;
       this.generationOfContents = this.generation;
     }
     return this.generation;
-  }
-
-  /** Keeps a page, dropping the oldest ones beyond the bounds. */
-  keepPage(key: string, page: ReleasePage): void {
-    const chars = page.releaseJson.reduce((sum, json) => sum + json.length, 0);
-    const previous = this.pages.get(key);
-    if (previous) {
-      this.pages.delete(key);
-      this.pageChars -= previous.chars;
-    }
-    while (this.pages.size > 0 && (this.pages.size >= pageCacheSize || this.pageChars + chars > pageCacheChars)) {
-      const [oldestKey, oldest] = this.pages.entries().next().value!;
-      this.pages.delete(oldestKey);
-      this.pageChars -= oldest.chars;
-    }
-    this.pages.set(key, { ...page, chars });
-    this.pageChars += chars;
   }
 
   /** Whether what was read under `stamp` may still be kept (no write happened meanwhile). */
@@ -65,11 +43,9 @@ export class CatalogueCache {
     return stamp !== undefined && stamp === this.generation && stamp === this.generationOfContents;
   }
 
-  /** This storage wrote: forget everything. */
+  /** This storage's write committed: forget everything. */
   clear(): void {
     this.generation++;
-    this.pages.clear();
-    this.pageChars = 0;
     this.facets = undefined;
     this.statistics = undefined;
     this.generationOfContents = this.generation;
@@ -110,24 +86,8 @@ export class KyselyCatalogueReads implements CatalogueReads {
     return this.cache.stamp(this.backend);
   }
 
-  /**
-   * Recently served pages are kept for their generation of the catalogue, so hot pages cost no query at all.
-   * A page is kept only if no write started a new generation while it was being read.
-   */
   listReleases(request: ReleasePageRequest): Promise<ReleasePage> {
-    return guarded(this.backend, async () => {
-      const stamp = this.cache.stamp(this.backend);
-      const { filters, sort, limit, after } = request;
-      const key = `${sort}|${limit}|${after ? `${after.releaseDate}|${after.id}` : ''}|${filters.vocaloid_banks.join(',')}|${filters.genres.join(',')}|${filters.languages.join(',')}`;
-      const pages = this.cache.pages;
-      if (stamp !== undefined) {
-        const known = pages.get(key);
-        if (known) return known;
-      }
-      const page = await this.queryPage(request);
-      if (this.cache.current(stamp)) this.cache.keepPage(key, page);
-      return page;
-    });
+    return guarded(this.backend, () => this.queryPage(request));
   }
 
   private async queryPage(request: ReleasePageRequest): Promise<ReleasePage> {
@@ -171,13 +131,11 @@ export class KyselyCatalogueReads implements CatalogueReads {
         .orderBy('value_key', 'asc')
         .compile(),
     );
-    const byKind = (kind: number): FacetValue[] =>
-      rows.filter((row) => row.kind === kind).map((row) => ({ value: row.display, count: row.release_count }));
-    return {
-      vocaloid_banks: byKind(tagKinds.vocaloid_banks),
-      genres: byKind(tagKinds.genres),
-      languages: byKind(tagKinds.languages),
-    };
+    return perFilter((name): FacetValue[] =>
+      rows
+        .filter((row) => row.kind === tagKinds[name])
+        .map((row) => ({ value: row.display, count: row.release_count })),
+    );
   }
 
   countReleases(): Promise<number> {

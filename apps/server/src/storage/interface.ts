@@ -1,4 +1,5 @@
 import type { Facets, ParsedReleaseInput, SortOrder } from '@releases/contract';
+import type { FilterKeys } from '../catalogue/filters.js';
 
 /**
  * What the service keeps, split by reason: each consumer is handed the one small interface it needs
@@ -9,13 +10,6 @@ import type { Facets, ParsedReleaseInput, SortOrder } from '@releases/contract';
 
 // --- catalogue ------------------------------------------------------------------------------------------
 
-/** Filter values as the database keys them: lowercase, distinct. An empty list means "no filter". */
-export interface ReleaseFilterKeys {
-  vocaloid_banks: string[];
-  genres: string[];
-  languages: string[];
-}
-
 /** The position just after the last release of a page, in sort order. */
 export interface ReleasePosition {
   releaseDate: string;
@@ -23,7 +17,7 @@ export interface ReleasePosition {
 }
 
 export interface ReleasePageRequest {
-  filters: ReleaseFilterKeys;
+  filters: FilterKeys;
   sort: SortOrder;
   limit: number;
   after: ReleasePosition | undefined;
@@ -161,7 +155,6 @@ export interface SecretStore {
 // --- the whole ------------------------------------------------------------------------------------------
 
 export interface Storage {
-  readonly dialect: 'sqlite' | 'postgres';
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;

@@ -1,18 +1,17 @@
 import { Migrator, sql } from 'kysely';
-import { KyselyAccountStore } from './accounts.js';
+import { KyselyAccountStore } from './account-store.js';
 import { guarded, type Backend } from './backend.js';
-import { KyselyApiKeyStore } from './api-keys.js';
+import { KyselyApiKeyStore } from './api-key-store.js';
 import { CatalogueCache, KyselyCatalogueReads } from './catalogue-reads.js';
 import { KyselyCatalogueWrites } from './catalogue-writes.js';
 import type { Storage } from './interface.js';
 export type { Backend } from './backend.js';
 import { migrationProvider } from './migrations.js';
-import { KyselySecretStore } from './secrets.js';
-import { KyselySessionStore } from './sessions.js';
+import { KyselySecretStore } from './secret-store.js';
+import { KyselySessionStore } from './session-store.js';
 
 /** The storage of one database: each part of `Storage` from its own module, over one backend. */
 export class KyselyStorage implements Storage {
-  readonly dialect: 'sqlite' | 'postgres';
   readonly catalogue: KyselyCatalogueReads;
   readonly catalogueWrites: KyselyCatalogueWrites;
   readonly accounts: KyselyAccountStore;
@@ -21,7 +20,6 @@ export class KyselyStorage implements Storage {
   readonly secrets: KyselySecretStore;
 
   constructor(private readonly backend: Backend) {
-    this.dialect = backend.dialect;
     // Reads cache pages and planner statistics; writes on this connection must drop them at once.
     const cache = new CatalogueCache();
     this.catalogue = new KyselyCatalogueReads(backend, cache);
@@ -34,15 +32,11 @@ export class KyselyStorage implements Storage {
 
   async migrate(): Promise<void> {
     const db = this.backend.db;
-    // Kysely looks for its bookkeeping tables in every schema unless told which: name ours, so several
-    // databases in one PostgreSQL server (schemas on the search_path) never mistake each other's.
-    const schema =
-      this.dialect === 'postgres'
-        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-        : undefined;
+    // Kysely looks for its bookkeeping tables in every schema unless told which (`Backend.migrationSchema`).
+    const schema = await this.backend.migrationSchema();
     const migrator = new Migrator({
       db,
-      provider: migrationProvider(this.dialect),
+      provider: migrationProvider(this.backend.clusteredTable),
       ...(schema ? { migrationTableSchema: schema } : {}),
     });
     // Several processes may start at once (instances, the CLI): a migration refused because another one is

@@ -1,11 +1,11 @@
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Kysely, Migration, MigrationProvider, RawBuilder } from 'kysely';
 
 /**
  * One set of migrations for SQLite and PostgreSQL. Append new ones; never edit one that has shipped.
- * Types are kept to the common subset (text, integer); `WITHOUT ROWID` is SQLite's clustered table.
+ * Types are kept to the common subset (text, integer); `clustered` is what makes a table kept in its primary
+ * key's order where the database can (`Backend.clusteredTable`).
  */
-function migrations(dialect: 'sqlite' | 'postgres'): Record<string, Migration> {
-  const clustered = dialect === 'sqlite' ? sql`without rowid` : sql``;
+function migrations(clustered: RawBuilder<unknown>): Record<string, Migration> {
   return {
     '0001_catalogue': {
       async up(db: Kysely<unknown>) {
@@ -119,6 +119,6 @@ function externalKeyIds(): Migration {
   };
 }
 
-export function migrationProvider(dialect: 'sqlite' | 'postgres'): MigrationProvider {
-  return { getMigrations: async () => migrations(dialect) };
+export function migrationProvider(clustered: RawBuilder<unknown>): MigrationProvider {
+  return { getMigrations: async () => migrations(clustered) };
 }

@@ -1,6 +1,8 @@
+import { releaseFilterParameters } from '@releases/contract';
 import { sql, type RawBuilder } from 'kysely';
+import type { FilterKeys } from '../catalogue/filters.js';
 import { tagKinds, type TagKind } from './schema.js';
-import type { ReleaseFilterKeys, ReleasePageRequest } from './interface.js';
+import type { ReleasePageRequest } from './interface.js';
 
 /** How many releases carry each filter value, per kind; used only to choose the cheapest plan. */
 export type TagStatistics = ReadonlyMap<number, ReadonlyMap<string, number>>;
@@ -12,9 +14,9 @@ interface ActiveFilter {
   estimate: number;
 }
 
-function activeFilters(filters: ReleaseFilterKeys, stats: TagStatistics): ActiveFilter[] {
+function activeFilters(filters: FilterKeys, stats: TagStatistics): ActiveFilter[] {
   const active: ActiveFilter[] = [];
-  for (const name of ['vocaloid_banks', 'genres', 'languages'] as const) {
+  for (const name of releaseFilterParameters) {
     const keys = filters[name];
     if (keys.length === 0) continue;
     const kind = tagKinds[name];

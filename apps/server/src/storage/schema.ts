@@ -1,3 +1,5 @@
+import type { PerFilter } from '../catalogue/filters.js';
+
 /** Table types for Kysely. Timestamps are ISO 8601 text in both dialects; `release_date` is `YYYY-MM-DD`. */
 interface ReleasesTable {
   id: string;
@@ -13,8 +15,11 @@ interface ReleasesTable {
   doc: string;
 }
 
-/** Kinds of `release_tags`, stored as small integers to keep the index narrow. */
-export const tagKinds = { vocaloid_banks: 1, genres: 2, languages: 3 } as const;
+/**
+ * Kinds of `release_tags`, one per filter of the contract, stored as small integers to keep the index narrow.
+ * The numbers are in the data: a new filter gets a new one, and none is ever reused.
+ */
+export const tagKinds = { vocaloid_banks: 1, genres: 2, languages: 3 } as const satisfies PerFilter<number>;
 export type TagKind = (typeof tagKinds)[keyof typeof tagKinds];
 
 /**
@@ -77,6 +82,10 @@ interface ServerSecretsTable {
   name: string;
   value: string;
 }
+
+/** Rows of the catalogue tables, as bulk loads write them. */
+export type ReleaseRow = ReleasesTable;
+export type TagRow = ReleaseTagsTable;
 
 export interface Database {
   releases: ReleasesTable;

@@ -1,13 +1,21 @@
-import { headerNames, unkeyKeyMaxLength, unkeyKeyMinLength } from '@releases/contract';
+import { headerNames, unkeyKeyMaxLength, unkeyKeyMinLength, type RouteAuth } from '@releases/contract';
 import { HttpProblem } from '../problems.js';
 import type { Caller } from './caller.js';
 import type { PresentedCredential } from './credentials.js';
-import type { KeyFailure, KeyManager, KeyVerification } from './key-manager.js';
+import type { KeyFailure, KeyManager, KeyVerification } from '../keys/key-manager.js';
 import type { SessionService } from './sessions.js';
 
 /** Challenges sent with a 401, one per scheme the route accepts. */
 export const apiKeyChallenge = `ApiKey realm="releases", header="${headerNames.apiKey}"`;
 export const bearerChallenge = 'Bearer realm="releases"';
+
+/** The `WWW-Authenticate` challenges of a route: the schemes it accepts. */
+export const challengesByAuth: Record<RouteAuth, readonly string[]> = {
+  none: [],
+  optional: [apiKeyChallenge, bearerChallenge],
+  'api-key': [apiKeyChallenge],
+  session: [bearerChallenge],
+};
 
 export function unauthorized(detail: string, challenges: readonly string[]): HttpProblem {
   return new HttpProblem('unauthorized', detail, { headers: { 'www-authenticate': challenges.join(', ') } });

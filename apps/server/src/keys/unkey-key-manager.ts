@@ -12,7 +12,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { UnkeyConfig } from '../config.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
-import { displayStart, hashSecret, newId } from './api-keys.js';
+import { hashSecret, newId } from '../crypto.js';
+import { displayStart } from './api-key-format.js';
 import {
   KeyManagerUnavailableError,
   type CreateKeyInput,

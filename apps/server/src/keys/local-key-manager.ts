@@ -1,7 +1,8 @@
 import { checkApiKeyFormat } from '@releases/contract';
 import type { Clock } from '../clock.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
-import { displayStart, generateApiKey, hashSecret, newId } from './api-keys.js';
+import { hashSecret, newId } from '../crypto.js';
+import { displayStart, generateApiKey } from './api-key-format.js';
 import type { CreateKeyInput, CreateKeyResult, KeyManager, KeyVerification } from './key-manager.js';
 import type { KeyUsageRecorder } from './key-usage.js';
 

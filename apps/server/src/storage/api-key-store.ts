@@ -47,12 +47,8 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     }
     return guarded(this.backend, () =>
       this.backend.db.transaction().execute(async (trx) => {
-        // PostgreSQL (READ COMMITTED) would let two concurrent creations both count 24 and both insert:
-        // lock the owner's row so they take turns. SQLite serializes writers already, and a statement whose
-        // read snapshot went stale fails instead of writing (WAL), so one conditional insert is enough there.
-        if (this.backend.dialect === 'postgres') {
-          await trx.selectFrom('users').select('id').where('id', '=', ownerId).forUpdate().execute();
-        }
+        // Two concurrent creations must not both count 24 and both insert: they take turns on the owner.
+        await this.backend.lockUser(trx, ownerId);
         const row = toRow(record);
         const active = trx
           .selectFrom('api_keys')

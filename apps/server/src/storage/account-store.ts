@@ -1,6 +1,6 @@
 import type { AccountStore, CreateUserResult, SessionRecord, UserRecord, UserWithPassword } from './interface.js';
 import { guarded, type Backend } from './backend.js';
-import { sessionRow } from './sessions.js';
+import { sessionRow } from './session-store.js';
 
 export class KyselyAccountStore implements AccountStore {
   constructor(private readonly backend: Backend) {}
