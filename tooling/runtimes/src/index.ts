@@ -39,7 +39,7 @@ function binary(name: string, root: string | undefined, executable: string, what
   const file = root === undefined ? undefined : path.join(root, executable);
   if (root === undefined || file === undefined || !existsSync(file)) {
     throw new Error(
-      `No ${what} for ${platform}: the package ${name} is not installed (pnpm install), or this platform is not one the lockfile has (x86-64 and arm64 Linux and macOS).`,
+      `No ${what} for ${platform}: ${name} is not installed. Run pnpm install; if it is still missing, the lockfile has no build of it for this platform (for Node.js, x86-64 and arm64 Linux only: npm has no current macOS builds).`,
     );
   }
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -70,7 +70,7 @@ function platformBinary(
   return binary(platformPackage, fromRuntime && packageRoot(platformPackage, fromRuntime), executable, runtime);
 }
 
-/** Node.js of a major line: `node-<platform>-<arch>`, aliased per line in package.json. */
+/** Node.js of a major line: `node-linux-<arch>`, aliased per line in package.json. */
 export function nodeBinary(major: NodeMajor): RuntimeBinary {
   const alias = `node${major}-${platform}`;
   return binary(alias, packageRoot(alias), path.join('bin', 'node'), `Node.js ${major}`);
