@@ -17,7 +17,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
-          // The built app (bundle budget) and the real server process driving Debian's Chromium.
+          // The built app (bundle budget) and the real server process driving Chromium (tooling/chromium).
           include: ['test/**/*.test.ts', 'e2e/**/*.test.ts'],
           environment: 'node',
           testTimeout: 60_000,

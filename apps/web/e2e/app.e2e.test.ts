@@ -8,7 +8,7 @@ import { docsScreenshotsDir, launchChromium, resultsDir, runAxe, screenshot, typ
 import { startServer, type ServerProcess } from './server-process.js';
 
 /**
- * The whole product in a real browser: Debian's Chromium driven by playwright-core, against the built web app
+ * The whole product in a real browser: Chromium (Debian's, else the lockfile's) driven by playwright-core, against the built web app
  * served by the built server on a temporary database. One journey, in order: each step starts where the
  * previous one left the page.
  */

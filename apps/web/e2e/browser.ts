@@ -1,33 +1,13 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 const require = createRequire(import.meta.url);
 
-/** Debian's Chromium (apt-get install chromium); `.ci/run` installs it when it is missing. */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `Chromium is not at ${chromiumPath}: install it with "apt-get update && apt-get install -y chromium"`,
-    );
-  }
-  return chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-}
+// Debian's Chromium when installed, else the lockfile's: one launch for this suite and the SDK's browser test.
+export { launchChromium } from '@releases/test-chromium';
 
 const webRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Written by each run, git-ignored. */

@@ -8,6 +8,27 @@ export interface WithResponse<T> {
   requestId: string | undefined;
 }
 
+/**
+ * The text of each body the SDK has read, by its `Response`, for `asResponse()`: the SDK reads every body
+ * within the attempt (its timeout covers the body, and a body cut short is retried), so the `Response` a
+ * call saw can no longer be read. Weak: a body is kept only as long as its `Response` is.
+ */
+const bodies = new WeakMap<Response, string>();
+
+/** Keeps what the SDK read of `response`, for `asResponse()`. */
+export function keepBody(response: Response, text: string): void {
+  bodies.set(response, text);
+}
+
+/** Statuses whose `Response` may not have a body at all, not even an empty one (Fetch standard). */
+const nullBodyStatuses: ReadonlySet<number> = new Set([204, 205, 304]);
+
+/** A `Response` like the one received, with its body unread. */
+function unread(response: Response): Response {
+  const body = nullBodyStatuses.has(response.status) ? null : (bodies.get(response) ?? '');
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** The executor's functions of a promise, kept to settle it later. */
 interface Settle<T> {
   resolve: (value: T) => void;
@@ -55,6 +76,17 @@ export class APIPromise<T> extends Promise<T> {
   /** The data together with the raw `Response` and the request id. */
   withResponse(): Promise<WithResponse<T>> {
     return this.#response;
+  }
+
+  /**
+   * The raw `Response` (status, headers, and the body, still to read: for your own parsing), once the call
+   * succeeded; a non-2xx throws its typed error after the retries, as awaiting the call does.
+   * @example
+   * const response = await client.facets.list().asResponse();
+   * console.log(response.status, response.headers.get('ratelimit'), await response.json());
+   */
+  asResponse(): Promise<Response> {
+    return this.#response.then((result) => unread(result.response));
   }
 
   /**

@@ -1,14 +1,23 @@
 import { headerNames } from '@releases/contract/wire';
-import { APIPromise, type WithResponse } from './api-promise.js';
-import { APIError, ConnectionError, RedirectError, ReleasesError, TimeoutError, errorFromResponse } from './errors.js';
+import { APIPromise, keepBody, type WithResponse } from './api-promise.js';
+import {
+  APIError,
+  ConnectionError,
+  RedirectError,
+  ReleasesError,
+  ResponseValidationError,
+  TimeoutError,
+  errorFromResponse,
+} from './errors.js';
 import { assertSendableCredential, mergeHeaders, type HeaderValues } from './headers.js';
-import { levelLogger, redactHeaders, type Logger } from './logger.js';
+import { levelLogger, redactHeaders, type LogLevel, type Logger } from './logger.js';
 import { isNetworkError } from './network-error.js';
 import type { OperationAuth } from './operations.js';
 import {
   baseUrlOption,
   delayOption,
   logLevelOption,
+  logLevels,
   maxRetriesOption,
   timeoutOption,
   type ClientOptions,
@@ -40,11 +49,33 @@ const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
 /** Redirects followed within one attempt before giving up (fetch allows 20; an API needs one or two). */
 const maxRedirects = 5;
 
+/**
+ * A variable of `process.env` where the platform has one, read at call time (never at import, never a
+ * bundler polyfill) and trimmed: a key pasted with a space, or read from a file with its newline, is the
+ * key. Whitespace alone is the same as unset.
+ */
 function environment(name: string): string | undefined {
-  // Read where the platform has `process.env`, at call time: never at import, never a bundler polyfill.
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  const value = env?.[name];
-  return value === '' ? undefined : value;
+  let value: unknown;
+  try {
+    value = (globalThis as { process?: { env?: Record<string, unknown> } }).process?.env?.[name];
+  } catch {
+    // Deno without --allow-env throws on reading a variable: no permission means no value, not a crash.
+    return undefined;
+  }
+  const trimmed = typeof value === 'string' ? value.trim() : '';
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** `RELEASES_LOG`, when it names a level (any case); a warning otherwise, and the default applies. */
+function environmentLogLevel(logger: Logger): LogLevel | undefined {
+  const value = environment('RELEASES_LOG');
+  if (value === undefined) return undefined;
+  const level = value.toLowerCase();
+  if (logLevels.has(level)) return level as LogLevel;
+  logger.warn(
+    `releases: RELEASES_LOG is ${JSON.stringify(value)}, not one of ${[...logLevels].join(', ')}; logging at warn.`,
+  );
+  return undefined;
 }
 
 function defaultBaseUrl(): string {
@@ -84,6 +115,24 @@ function encodeQuery(query: RawRequest['query']): string {
   }
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/**
+ * A rejection of `fetch`, or of reading a body: kept apart from the SDK's own errors and from a logger's,
+ * so that only what the transport threw is judged as a network failure.
+ */
+class TransportFailure extends Error {
+  constructor(readonly error: unknown) {
+    super('fetch or a body read failed');
+  }
+}
+
+async function transport<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw new TransportFailure(error);
+  }
 }
 
 /** One attempt's request, as it goes to `fetch` (a redirect may change method and body). */
@@ -165,7 +214,8 @@ export class ReleasesClient {
     this.#sdkHeaders = { accept: 'application/json', ...identificationHeaders() };
     this.#headers = options.headers ?? {};
     mergeHeaders(this.#headers); // refuses a header fetch could not send, now rather than at the first call
-    this.#log = levelLogger(options.logger ?? console, logLevelOption(options.logLevel ?? 'warn'));
+    const logger = options.logger ?? console;
+    this.#log = levelLogger(logger, logLevelOption(options.logLevel ?? environmentLogLevel(logger) ?? 'warn'));
     this.#validator = options.validateResponses;
 
     const request = <T>(apiRequest: ApiRequest) => this.#send<T>(apiRequest);
@@ -185,7 +235,27 @@ export class ReleasesClient {
    * await me.keys.list();
    */
   withSession(sessionToken: string): ReleasesClient {
-    return new ReleasesClient({ ...this.#options, sessionToken });
+    return this.withOptions({ sessionToken });
+  }
+
+  /**
+   * A client with this one's options and `options` over them, checked as the constructor checks them; this
+   * client is unchanged. `headers` are merged by name (whatever the case; `null` removes one), as are
+   * `fetchOptions` and `retryBackoff`; every other option is replaced.
+   * @example
+   * const failFast = client.withOptions({ maxRetries: 0, timeoutMs: 2_000 });
+   * await failFast.health.check();
+   */
+  withOptions(options: ClientOptions): ReleasesClient {
+    const base = this.#options;
+    return new ReleasesClient({
+      ...base,
+      ...options,
+      // Spread in order, so mergeHeaders sees this client's headers first and the new ones after them.
+      headers: { ...base.headers, ...options.headers },
+      fetchOptions: { ...base.fetchOptions, ...options.fetchOptions },
+      retryBackoff: { ...base.retryBackoff, ...options.retryBackoff },
+    });
   }
 
   /**
@@ -235,13 +305,22 @@ export class ReleasesClient {
       let failure: ReleasesError;
       try {
         const result = await this.#attempt<T>(outgoing, request.path, timeoutMs, options.signal);
-        if (request.validate && this.#validator) this.#validator(request.validate, result.data);
+        if (request.validate) {
+          // An operation that returns data got none (an empty 200, a 204): say so, rather than fail later
+          // with a TypeError on `undefined`.
+          if (result.data === undefined) {
+            throw new ResponseValidationError(
+              `The ${request.validate} response (${result.response.status}) has no body, where the API contract promises data.`,
+            );
+          }
+          this.#validator?.(request.validate, result.data);
+        }
         return result;
       } catch (error) {
         if (!(error instanceof ReleasesError)) throw error;
         failure = error;
       }
-      const delay = this.#retryDelay(failure, attempt, maxRetries);
+      const delay = this.#retryDelay(failure, request.method, attempt, maxRetries);
       if (delay === undefined) throw failure;
       this.#log.info(
         `releases: retrying ${request.method} ${request.path} in ${Math.round(delay)} ms (attempt ${attempt + 2} of ${maxRetries + 1}): ${failure.message}`,
@@ -251,9 +330,11 @@ export class ReleasesClient {
   }
 
   /** How long to wait before retrying, or undefined to give up. */
-  #retryDelay(failure: ReleasesError, attempt: number, maxRetries: number): number | undefined {
+  #retryDelay(failure: ReleasesError, method: string, attempt: number, maxRetries: number): number | undefined {
     const retryable =
-      failure instanceof ConnectionError || (failure instanceof APIError && retryableStatuses.has(failure.status));
+      failure instanceof ConnectionError ||
+      (failure instanceof APIError &&
+        (retryableStatuses.has(failure.status) || (failure.status === 500 && method === 'GET')));
     if (!retryable || attempt >= maxRetries) return undefined;
     if (failure instanceof APIError) {
       const requested = parseRetryAfter(failure.headers);
@@ -281,10 +362,15 @@ export class ReleasesClient {
     }, timeoutMs);
     const onCallerAbort = () => controller.abort(callerSignal!.reason);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const started = Date.now();
     try {
       const response = await this.#fetchWithinOrigin(outgoing, path, controller.signal);
       // Reading the body is part of the attempt: the timer still runs.
-      const text = await response.text();
+      const text = await transport(() => response.text());
+      const requestId = response.headers.get(headerNames.requestId) ?? undefined;
+      this.#log.debug(
+        `releases: ${outgoing.method} ${path} → ${response.status} in ${Date.now() - started} ms${requestId === undefined ? '' : ` (request id ${requestId})`}`,
+      );
       let parsed: unknown = undefined;
       if (text !== '') {
         try {
@@ -295,20 +381,26 @@ export class ReleasesClient {
         }
       }
       if (!response.ok) throw errorFromResponse(response.status, response.headers, parsed, text);
-      return { data: parsed as T, response, requestId: response.headers.get(headerNames.requestId) ?? undefined };
-    } catch (error) {
-      if (error instanceof ReleasesError) throw error;
+      keepBody(response, text);
+      return { data: parsed as T, response, requestId };
+    } catch (thrown) {
+      if (!(thrown instanceof TransportFailure)) throw thrown;
+      const error = thrown.error;
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (timedOut) {
         throw new TimeoutError(`${outgoing.method} ${path} timed out after ${timeoutMs} ms`, { cause: error });
       }
-      if (isNetworkError(error)) {
+      // The default fetch rejects only when no complete answer came, whatever each runtime calls it (Bun: a
+      // TypeError with a code; workerd: an Error "Network connection lost."; Deno: "error reading a body
+      // from connection"). A fetch passed in may also throw for a bug of its own: only what looks like a
+      // network failure is taken for one there.
+      if (this.#fetch === globalFetch || isNetworkError(error)) {
         throw new ConnectionError(
           `${outgoing.method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
           { cause: error },
         );
       }
-      // Not the network: a bug (in a fetch passed in, or a bad argument). As it is, and never retried.
+      // Not the network: a bug in a fetch passed in. As it is, and never retried.
       throw error;
     } finally {
       clearTimeout(timer);
@@ -327,14 +419,15 @@ export class ReleasesClient {
     let { url, method, headers, body } = first;
     for (let hops = 0; ; hops++) {
       this.#log.debug(`releases: ${method} ${url}`, redactHeaders(headers));
-      const response = await fetchFunction(url, {
+      const init: RequestInit = {
         ...this.#fetchOptions,
         method,
         headers,
         ...(body === undefined ? {} : { body }),
         signal,
         redirect: 'manual',
-      });
+      };
+      const response = await transport(() => fetchFunction(url, init));
       if (response.type === 'opaqueredirect') {
         throw new RedirectError(
           `${first.method} ${path} was redirected, and the browser hides where to from the page; the SDK follows only redirects it can check. Set baseUrl to the API's final address.`,
@@ -380,6 +473,7 @@ export class ReleasesClient {
         headers = new Headers(headers);
         headers.delete('content-type');
       }
+      this.#log.debug(`releases: ${first.method} ${path} → ${response.status}, following it to ${target.href}`);
       url = target.href;
     }
   }

@@ -1,6 +1,5 @@
-import type { ProblemKind } from '@releases/contract/wire';
 import { parseRetryAfter } from './retry.js';
-import type { Problem, ProblemFieldError } from './types.js';
+import type { Problem, ProblemFieldError, ProblemKind } from './types.js';
 
 /*
  * Every class sets `name` as a string literal rather than from `new.target.name`: minifiers rename classes,
@@ -32,6 +31,13 @@ export class APIError extends ReleasesError {
   readonly requestId: string | undefined;
   /** The response headers (`Retry-After`, `WWW-Authenticate`, `RateLimit`...). */
   readonly headers: Headers;
+  /**
+   * The problem kind the body's `type` names, e.g. `'rate-limited'` or `'invalid-cursor'` (the API's problem
+   * types, `{service}/problems/<kind>`); a kind a newer server adds comes through as it is. Undefined when
+   * the body was not a problem (a proxy's error page).
+   * @example if (error instanceof APIError && error.kind === 'invalid-cursor') restartPagination();
+   */
+  readonly kind: ProblemKind | (string & {}) | undefined;
 
   /**
    * Built by the SDK from a response; you only construct one to fake the SDK in your own tests.
@@ -45,6 +51,7 @@ export class APIError extends ReleasesError {
     this.problem = problem;
     this.requestId = requestId;
     this.headers = headers;
+    this.kind = kindOfType(problem?.type);
   }
 
   /** Validation errors (`errors` of the problem), one per parameter or field; empty when there are none. */
@@ -180,12 +187,19 @@ const classByStatus: Record<number, APIErrorClass> = {
  */
 export const problemTypePath = '/problems/';
 
-/** The kind a problem `type` URI names, whatever host issued it, when the SDK has a class for it. */
-function classOfType(type: unknown): APIErrorClass | undefined {
+/** The kind a problem `type` URI names, whatever host issued it: a lower-case slug after `/problems/`. */
+function kindOfType(type: unknown): string | undefined {
   if (typeof type !== 'string') return undefined;
   const at = type.lastIndexOf(problemTypePath);
   if (at === -1) return undefined;
   const kind = type.slice(at + problemTypePath.length);
+  return /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(kind) ? kind : undefined;
+}
+
+/** The class for the kind a problem `type` names, when the SDK has one for it. */
+function classOfType(type: unknown): APIErrorClass | undefined {
+  const kind = kindOfType(type);
+  if (kind === undefined) return undefined;
   return Object.prototype.hasOwnProperty.call(classByKind, kind) ? classByKind[kind as ProblemKind] : undefined;
 }
 

@@ -16,7 +16,7 @@ export interface ClientOptions {
    * API key (`rls_...`), sent as `x-api-key` to the routes that take one. A function is called before each
    * request (for keys kept in a secret manager). The SDK does not judge the key's format (the server does);
    * it only refuses a value that cannot be sent as a header: empty, with control or non-ASCII characters.
-   * @default process.env.RELEASES_API_KEY (where `process.env` exists)
+   * @default process.env.RELEASES_API_KEY, trimmed (where `process.env` exists and may be read)
    * @example new ReleasesClient({ apiKey: 'rls_...' })
    */
   apiKey?: string | (() => string | Promise<string>) | undefined;
@@ -31,7 +31,7 @@ export interface ClientOptions {
   sessionToken?: string | undefined;
   /**
    * Where the API lives: an http(s) URL, optionally with a path prefix, without credentials, query or fragment.
-   * @default process.env.RELEASES_BASE_URL, else the page's origin in a browser, else 'http://localhost:3000'
+   * @default process.env.RELEASES_BASE_URL (trimmed), else the page's origin in a browser, else 'http://localhost:3000'
    * @example new ReleasesClient({ baseUrl: 'https://releases.example.com' })
    */
   baseUrl?: string | undefined;
@@ -43,7 +43,7 @@ export interface ClientOptions {
   timeoutMs?: number | undefined;
   /**
    * Retries of idempotent requests (GET, DELETE) after connection errors, timeouts, 408, 429, 502, 503
-   * and 504; a whole number >= 0. POST requests are never retried.
+   * and 504, and of GET requests after a 500; a whole number >= 0. POST requests are never retried.
    * @default 2
    * @example new ReleasesClient({ maxRetries: 0 }) // fail fast
    */
@@ -69,15 +69,17 @@ export interface ClientOptions {
    */
   headers?: HeaderValues | undefined;
   /**
-   * Where the SDK logs (retries at `info`, requests at `debug`). Credentials are never logged in full.
+   * Where the SDK logs (retries at `info`, requests and responses at `debug`). Credentials are never logged
+   * in full.
    * @default console
    * @example new ReleasesClient({ logger: pino(), logLevel: 'debug' })
    */
   logger?: Logger | undefined;
   /**
-   * How much to log: `'off'`, `'error'`, `'warn'`, `'info'` or `'debug'`.
-   * @default 'warn'
-   * @example new ReleasesClient({ logLevel: 'debug' })
+   * How much to log: `'off'`, `'error'`, `'warn'`, `'info'` (retries) or `'debug'` (every request, and a
+   * line per response with its status, duration and request id).
+   * @default process.env.RELEASES_LOG (any case, where `process.env` exists), else 'warn'
+   * @example new ReleasesClient({ logLevel: 'debug' }) // or RELEASES_LOG=debug node app.js
    */
   logLevel?: LogLevel | undefined;
   /**
@@ -131,7 +133,8 @@ export interface RawRequest extends RequestOptions {
 
 /** The largest delay `setTimeout` honours; a longer one fires at once. */
 const maxTimerMs = 2 ** 31 - 1;
-const logLevels: ReadonlySet<string> = new Set(['off', 'error', 'warn', 'info', 'debug']);
+/** The log levels, for the option and for `RELEASES_LOG`. */
+export const logLevels: ReadonlySet<string> = new Set(['off', 'error', 'warn', 'info', 'debug']);
 
 function shown(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);

@@ -1,6 +1,6 @@
 /**
  * When to retry, and how long to wait first (SPEC §8): idempotent requests only, after network failures,
- * timeouts, 408, 429, 502, 503 and 504; the server's `Retry-After` when it gives a readable one (up to 60 s),
+ * timeouts, 408, 429, 502, 503 and 504 (and a GET after a 500, decided in the client); the server's `Retry-After` when it gives a readable one (up to 60 s),
  * else exponential backoff with full jitter. Pure functions of their inputs, `random` included, so the
  * policy is testable without waiting.
  */

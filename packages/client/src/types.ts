@@ -85,6 +85,26 @@ export interface Facets {
   generated_at: string;
 }
 
+/**
+ * The kinds of problem the API answers with (`type` = `{service}/problems/<kind>`), as `APIError.kind`
+ * gives them. A newer server may add kinds; `kind` passes those through as strings.
+ */
+export type ProblemKind =
+  | 'invalid-request'
+  | 'invalid-cursor'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'request-timeout'
+  | 'conflict'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'rate-limited'
+  | 'headers-too-large'
+  | 'internal-error'
+  | 'service-unavailable';
+
 /** An entry of a validation problem's `errors`: what was wrong, and where. */
 export interface ProblemFieldError {
   /** The query or path parameter at fault, e.g. `limit`. */

@@ -3,28 +3,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '@releases/test-chromium';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Sdk from '../src/index.js';
 import { startLiveServer, type LiveServer } from './server-harness.js';
 
 /**
- * The built ESM bundle in real Chromium (Debian's, driven by playwright-core), with the browser's own
+ * The built ESM bundle in real Chromium (driven by playwright-core; which one is printed), with the browser's own
  * `fetch` (issue 8 #1): a page on the API's origin, and a page on another origin that reaches the API through
  * CORS. Each page imports `dist/index.js` exactly as published, served from the page's own origin.
  */
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(packageRoot, 'dist');
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 /** The page imports the bundle as an application would, and hands the module to the test. */
 const testPage = `<!doctype html><html><head><meta charset="utf-8"><title>sdk test</title>
 <script type="module">import * as sdk from './index.js'; window.releasesSdk = sdk;</script></head><body></body></html>`;
@@ -49,15 +40,10 @@ function asset(relative: string): { body: Buffer | string; contentType: string }
 }
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `No Chromium at ${chromiumPath}: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`,
-    );
-  }
   if (!existsSync(path.join(dist, 'index.js'))) throw new Error('build the SDK first: pnpm build');
   server = await startLiveServer();
   key = (await server.createKey()).key;
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  browser = await launchChromium();
   // Another origin: same host, another port. It serves only the page and the bundle.
   otherOrigin = createServer((req, res) => {
     const found = asset((req.url ?? '/').replace(/^\/+/, ''));

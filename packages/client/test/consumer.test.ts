@@ -191,6 +191,63 @@ console.log(JSON.stringify({
   });
 });
 
+describe('the validation entry with either major of its optional peer, zod 3 and zod 4 (issue 19)', () => {
+  // Each is this workspace's copy from the lockfile: zod 3 (the catalog's) and zod 4 (the zod4 alias).
+  const zods = [
+    ['zod 3', path.dirname(require.resolve('zod/package.json'))],
+    ['zod 4', path.dirname(require.resolve('zod4/package.json'))],
+  ] as const;
+  const script = `import { ReleasesError } from '@releases/client';
+import { validateResponses } from '@releases/client/validation';
+const release = {
+  id: 'rel_1', title: 'Melt', artist: 'ryo', release_date: '2007-12-07', release_type: 'single',
+  vocaloid_banks: ['Hatsune Miku'], genres: ['pop'], languages: ['ja'], track_count: 1, cover_url: null,
+  links: [], created_at: '2026-11-22T08:00:00.000Z', updated_at: '2026-11-22T08:00:00.000Z',
+};
+const check = (operation, body) => {
+  try { validateResponses(operation, body); return 'ok'; }
+  catch (error) { return error instanceof ReleasesError ? error.name + ': ' + error.message : 'not a ReleasesError: ' + error; }
+};
+console.log(JSON.stringify({
+  zod: (await import('zod/package.json', { with: { type: 'json' } })).default.version,
+  list: check('releases.list', { success: true, data: { releases: [release], pagination: '', generated_at: '2026-11-22T08:00:00.000Z' } }),
+  newerField: check('releases.get', { success: true, data: { ...release, bpm: 120 } }),
+  health: check('health.check', 'OK'),
+  badType: check('releases.get', { success: true, data: { ...release, track_count: 'one' } }),
+  badLiteral: check('health.check', 'NOT OK'),
+}));`;
+
+  it.each(zods)('%s: installed first, then the SDK, with npm (no ERESOLVE); it checks bodies', async (_name, zod) => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'releases-consumer-zod-major-'));
+    try {
+      writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'zod-major', private: true }));
+      const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'))!;
+      const npm = ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'];
+      await run('npm', [...npm, zod], { cwd: folder });
+      // Strict peer resolution, as npm does by default: a peer range without zod 4 fails here with ERESOLVE.
+      await run('npm', [...npm, '--strict-peer-deps', path.join(project, tarball)], { cwd: folder });
+      writeFileSync(path.join(folder, 'check.mjs'), script);
+      const { stdout } = await run(process.execPath, ['check.mjs'], { cwd: folder });
+      const result = JSON.parse(stdout) as Record<string, string>;
+      expect(result.zod).toMatch(_name === 'zod 3' ? /^3\.2[5-9]\./ : /^4\./);
+      expect(result).toMatchObject({ list: 'ok', newerField: 'ok', health: 'ok' });
+      expect(result.badType).toMatch(/^ResponseValidationError: The releases.get response .*data\.track_count/);
+      expect(result.badLiteral).toMatch(/^ResponseValidationError: The health.check response/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('declares zod as an optional peer of both majors', () => {
+    const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    expect(manifest.peerDependencies.zod).toBe('^3.25.0 || ^4.0.0');
+    expect(manifest.peerDependenciesMeta.zod).toEqual({ optional: true });
+  });
+});
+
 describe('the README (issue 8 #10)', () => {
   it('every ts block compiles against the packed package under strict, exactOptionalPropertyTypes', async () => {
     const readme = readFileSync(path.join(packageRoot, 'README.md'), 'utf8');

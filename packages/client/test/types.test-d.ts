@@ -14,6 +14,7 @@ import type {
   SessionSchema,
   UserSchema,
 } from '@releases/contract';
+import type { ProblemKind as ContractProblemKind } from '@releases/contract/wire';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import {
@@ -34,6 +35,7 @@ import {
   type User,
   type Facets,
   type Problem,
+  type ProblemKind,
   type Release,
   type ReleaseListParams,
   type ReleasePage,
@@ -43,6 +45,10 @@ import {
 describe('public types equal the contract', () => {
   it('Release is the contract release', () => {
     expectTypeOf<Release>().toEqualTypeOf<z.infer<typeof ReleaseSchema>>();
+  });
+
+  it('ProblemKind is every kind the contract declares (issue 19)', () => {
+    expectTypeOf<ProblemKind>().toEqualTypeOf<ContractProblemKind>();
   });
 
   it('Facets is the contract facets payload', () => {
@@ -129,5 +135,17 @@ describe('the client surface', () => {
     expectTypeOf<ResponseValidationError>().toMatchTypeOf<ReleasesError>();
     expectTypeOf<RateLimitError['retryAfterMs']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<APIError['problem']>().toEqualTypeOf<Problem | undefined>();
+    // A known kind completes in an editor; a newer server's kind still type-checks as a string.
+    expectTypeOf<'rate-limited'>().toMatchTypeOf<NonNullable<APIError['kind']>>();
+    expectTypeOf<'a-kind-from-a-newer-server'>().toMatchTypeOf<NonNullable<APIError['kind']>>();
+    expectTypeOf<APIError['kind']>().toMatchTypeOf<string | undefined>();
+  });
+
+  it('asResponse() and withOptions() (issue 19)', () => {
+    expectTypeOf(client.facets.list().asResponse()).toEqualTypeOf<Promise<Response>>();
+    expectTypeOf(client.releases.list().asResponse()).toEqualTypeOf<Promise<Response>>();
+    expectTypeOf(client.withOptions({ maxRetries: 0 })).toEqualTypeOf<ReleasesClient>();
+    // @ts-expect-error withOptions takes the constructor's options
+    void client.withOptions({ retries: 0 });
   });
 });
