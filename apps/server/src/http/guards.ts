@@ -70,4 +70,5 @@ export const exposedHeaders = [
   headerNames.rateLimit,
   headerNames.rateLimitPolicy,
   headerNames.retryAfter,
+  headerNames.wwwAuthenticate,
 ];
