@@ -15,6 +15,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { docsAssets } from './http/docs-assets.js';
 import { exposedHeaders, publicReadPaths, unmatchedRoute } from './http/guards.js';
+import { parseQueryString } from './http/query-string.js';
 import { requestId } from './http/request-id.js';
 import { PublicReadCache } from './http/public-read-cache.js';
 import { CallerQuotas, failedCredentialGuard } from './http/rate-limit.js';
@@ -73,7 +74,7 @@ function buildApp(deps: AppDeps): { app: Express; publicReads: PublicReadCache }
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
-  app.set('query parser', 'simple');
+  app.set('query parser', parseQueryString);
   app.set('etag', false);
   sendPreserializedJson(app);
 
