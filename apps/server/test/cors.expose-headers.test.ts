@@ -33,8 +33,7 @@ describe('Access-Control-Expose-Headers on the public operations', () => {
   it('is what the document says it is', async () => {
     const document = await servedDocument(server);
     const header = document.components?.headers?.['Access-Control-Expose-Headers'] as
-      | { schema: { enum: string[] } }
-      | undefined;
+      { schema: { enum: string[] } } | undefined;
     const response = await server.get('/api/v1/health', fromElsewhere);
     expect(header?.schema.enum).toEqual([response.headers.get('access-control-expose-headers')]);
     expect(header?.schema.enum[0]?.split(',')).toContain('www-authenticate');
