@@ -21,7 +21,7 @@ function escapeOne(char: string): string {
 }
 
 /** One value as it may reach a terminal. */
-export function printable(value: string): string {
+function printable(value: string): string {
   return value.replace(unprintable, escapeOne);
 }
 

@@ -34,7 +34,7 @@ describe('the query parser', () => {
     const strict = new TextDecoder('utf-8', { fatal: true });
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 24 }), (bytes) => {
-        const decoded = parseQueryString(`v=${percentEncoded(bytes)}`).v ?? '';
+        const decoded = String(parseQueryString(`v=${percentEncoded(bytes)}`).v ?? '');
         let wellFormed: string | undefined;
         try {
           wellFormed = strict.decode(bytes);
