@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { publicReadCors, publicReadPaths } from './http/cors.js';
 import { docsAssets } from './http/docs-assets.js';
+import { parseQueryString } from './http/query-string.js';
 import { requestId } from './http/request-id.js';
 import { mountRoutePipeline } from './http/route-pipeline.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -46,7 +47,7 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trust);
-  app.set('query parser', 'simple');
+  app.set('query parser', parseQueryString);
   app.set('etag', false);
   // We send no validators (no ETag, no Last-Modified), so no request is ever fresh: `If-None-Match: *` must not
   // turn an answer into a bodyless 304 on one path and not on another (the answer cache does not either).

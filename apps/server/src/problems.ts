@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import { ZodError, type ZodIssue } from 'zod';
 import { KeyManagerUnavailableError } from './keys/key-manager.js';
 import { requestInstance } from './http/request-id.js';
-import { StorageUnavailableError } from './storage/errors.js';
+import { StorageRejectedTextError, StorageUnavailableError } from './storage/errors.js';
 
 export interface ProblemOptions {
   errors?: ProblemError[];
@@ -120,6 +120,13 @@ function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof StorageUnavailableError) {
     return serviceUnavailable('The database is not answering. Try again shortly.', error);
+  }
+  if (error instanceof StorageRejectedTextError) {
+    return new HttpProblem(
+      'invalid-request',
+      'The request holds text that cannot be stored: a NUL or another character that is not Unicode text.',
+      { cause: error },
+    );
   }
   if (error instanceof KeyManagerUnavailableError) {
     // Fail closed (SPEC §4): when the key manager cannot tell, the key is neither accepted nor called bad.

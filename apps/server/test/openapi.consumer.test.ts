@@ -32,6 +32,11 @@ type ApiKey = components['schemas']['ApiKey'];
 type ListBody = paths['/api/v1/release']['get']['responses'][200]['content']['application/json'];
 const named: ListBody extends components['schemas']['ReleaseListResponse'] ? true : false = true;
 
+// The filters are strings, as the interface types them; not arrays, not unions with arrays.
+type ListQuery = NonNullable<paths['/api/v1/release']['get']['parameters']['query']>;
+type Filter = ListQuery['genres'] | ListQuery['vocaloid_banks'] | ListQuery['languages'];
+const filtersAreStrings: [Filter] extends [string | undefined] ? ([string] extends [Filter] ? true : false) : false = true;
+
 const client = createClient<paths>({ baseUrl: ${JSON.stringify(baseUrl)} });
 
 function kindOf(problem: Problem): ProblemKind | undefined {
@@ -40,7 +45,8 @@ function kindOf(problem: Problem): ProblemKind | undefined {
 }
 
 const list = await client.GET('/api/v1/release', {
-  params: { query: { genres: ['electropop', 'rock'], limit: 2, sort: '-release_date' } },
+  // A string, as the interface types the filters (SPEC §3.2): comma-separated values.
+  params: { query: { genres: 'rock,electropop', limit: 2, sort: '-release_date' } },
 });
 if (list.error !== undefined) throw new Error('list failed: ' + list.error.detail);
 const first: Release | undefined = list.data.data.releases[0];
@@ -64,6 +70,7 @@ const revoked = await client.DELETE('/api/v1/keys/{id}', { params: { path: { id:
 
 console.log(JSON.stringify({
   named,
+  filtersAreStrings,
   count: list.data.data.releases.length,
   firstId: first?.id ?? null,
   title: title ?? null,
@@ -136,6 +143,7 @@ describe('a generated openapi-typescript + openapi-fetch client', () => {
     const [firstId] = expectedIds(releases, { genres: ['electropop', 'rock'] });
     expect(JSON.parse(stdout)).toEqual({
       named: true,
+      filtersAreStrings: true,
       count: 2,
       firstId,
       title: releases.find((r) => r.id === firstId)?.title,

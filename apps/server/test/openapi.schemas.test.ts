@@ -62,23 +62,27 @@ describe('the release list parameters', () => {
       (p) => p.name === name,
     )!;
 
-  it('are comma-separated lists that may also be repeated, with their limits', () => {
+  it('are comma-separated strings, as the interface types them, with their limits in the description', () => {
     for (const name of releaseFilterParameters) {
       const p = parameter(name);
+      // SPEC §3.2: `type: string`, so generated clients take `genres: 'rock,electropop'` (issue 19).
       expect(p, name).toMatchObject({
         in: 'query',
-        style: 'form',
-        explode: false,
-        schema: {
-          type: 'array',
-          maxItems: limits.maxFilterValues,
-          items: { type: 'string', minLength: 1, maxLength: limits.maxFilterValueLength },
-        },
+        schema: { type: 'string', maxLength: limits.maxFilterParameterLength },
+        example: expect.stringMatching(/^[^,]+,[^,]+$/) as unknown,
       });
-      // The union of repeated parameters cannot be said in style/explode: the description says it.
+      expect(p.style ?? 'form', name).toBe('form');
+      expect(p.schema, name).not.toHaveProperty('items');
+      // Room for every value at its longest with its separator.
+      expect(limits.maxFilterParameterLength).toBeGreaterThanOrEqual(
+        limits.maxFilterValues * limits.maxFilterValueLength + limits.maxFilterValues - 1,
+      );
+      // The union of repeated parameters cannot be said by a string's schema: the description says it.
       expect(p.description, name).toContain(`${name}=a&${name}=b`);
       expect(p.description, name).toContain(`at most ${limits.maxFilterValues} values`);
       expect(p.description, name).toContain(`1 to ${limits.maxFilterValueLength} characters`);
+      expect(p.description, name).toContain(`at most ${limits.maxFilterParameterLength} characters in one parameter`);
+      expect(p.description, name).toMatch(/control characters, lone surrogates and bidirectional overrides/i);
     }
   });
 

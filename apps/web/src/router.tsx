@@ -51,11 +51,25 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
   window.dispatchEvent(new Event(navigated));
 }
 
-/** Only a path on this site is a safe place to return to after signing in (never `//evil.example`). */
-export function safeReturnPath(candidate: string | null): string {
-  return candidate && candidate.startsWith('/') && !candidate.startsWith('//') && !candidate.startsWith('/\\')
-    ? candidate
-    : '/';
+/**
+ * Where to go after signing in, from `?next=`: only a page of this site, else the releases page. The URL is
+ * parsed as the browser will parse it and judged by its origin, never by the raw string: the URL parser drops
+ * tabs and newlines and reads `\\` as `/`, so `/\t/evil.example` and `/\\evil.example` both lead off the
+ * site. What is returned is the parsed path (never one that starts `//`), so what was judged is what is
+ * followed.
+ */
+export function safeReturnPath(candidate: string | null, origin: string = window.location.origin): string {
+  if (!candidate) return '/';
+  let url: URL;
+  try {
+    url = new URL(candidate, origin);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== origin || (url.protocol !== 'http:' && url.protocol !== 'https:')) return '/';
+  // `/..//evil.example` parses to the path `//evil.example`, which read again is another host.
+  if (url.pathname.startsWith('//')) return '/';
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 type LinkProps = { to: string } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'>;

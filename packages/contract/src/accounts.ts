@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { limits } from './limits.js';
 import { isoTimestamp } from './timestamps.js';
+import { unicodeText, writtenText } from './written-text-schema.js';
 
 /** The shapes of accounts, sessions and API keys (SPEC §3.5). */
 
@@ -11,19 +12,27 @@ const sessionTokenLength = 43;
 export const sessionTokenPattern = new RegExp(`^[A-Za-z0-9_-]{${sessionTokenLength}}$`);
 
 /** Trimmed and lower-cased before it is checked, stored or compared: one account per mailbox spelling. */
-export const EmailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(limits.maxEmailLength, `must be at most ${limits.maxEmailLength} characters`)
-  .email('must be an email address')
-  .describe('Trimmed and compared case-insensitively.');
+export const EmailSchema = writtenText(
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(limits.maxEmailLength, `must be at most ${limits.maxEmailLength} characters`)
+    .email('must be an email address'),
+).describe(
+  'Trimmed and compared case-insensitively. No control characters, lone surrogates or bidirectional overrides.',
+);
 
-export const PasswordSchema = z
-  .string()
-  .min(limits.minPasswordLength, `must be at least ${limits.minPasswordLength} characters`)
-  .max(limits.maxPasswordLength, `must be at most ${limits.maxPasswordLength} characters`)
-  .describe(`${limits.minPasswordLength} to ${limits.maxPasswordLength} characters, and not the email address.`);
+/**
+ * A new password: any characters (written-text rules do not apply to what is never shown or stored as text),
+ * but Unicode, as it is hashed as UTF-8.
+ */
+export const PasswordSchema = unicodeText(
+  z
+    .string()
+    .min(limits.minPasswordLength, `must be at least ${limits.minPasswordLength} characters`)
+    .max(limits.maxPasswordLength, `must be at most ${limits.maxPasswordLength} characters`),
+).describe(`${limits.minPasswordLength} to ${limits.maxPasswordLength} characters, and not the email address.`);
 
 /** The body of signup and login. */
 export const CredentialsSchema = z
@@ -97,11 +106,15 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 
 export const CreateApiKeySchema = z
   .object({
-    name: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(limits.maxKeyNameLength, `must be at most ${limits.maxKeyNameLength} characters`),
+    name: writtenText(
+      z
+        .string()
+        .trim()
+        .min(1, 'must not be empty')
+        .max(limits.maxKeyNameLength, `must be at most ${limits.maxKeyNameLength} characters`),
+    ).describe(
+      `1 to ${limits.maxKeyNameLength} characters after trimming; no control characters, lone surrogates or bidirectional overrides.`,
+    ),
     expires_in_days: z
       .number()
       .int('must be a whole number of days')

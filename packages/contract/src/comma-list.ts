@@ -1,4 +1,5 @@
 import { limits } from './limits.js';
+import { writtenTextProblem } from './written-text.js';
 
 /**
  * How a comma-separated filter is read (SPEC §3.1): values are trimmed, empty items are dropped, a repeated
@@ -23,7 +24,10 @@ export function splitCommaList(raw: string | readonly string[] | undefined): str
   return values;
 }
 
-/** Why a list of filter values is out of bounds, or undefined when it is fine. */
+/**
+ * Why a list of filter values is out of bounds or not text a person may write (`writtenTextProblem`), or
+ * undefined when it is fine.
+ */
 export function commaListProblem(values: readonly string[]): string | undefined {
   if (values.length > limits.maxFilterValues) {
     return `takes at most ${limits.maxFilterValues} values; got ${values.length}`;
@@ -32,7 +36,18 @@ export function commaListProblem(values: readonly string[]): string | undefined 
   if (tooLong !== undefined) {
     return `values are at most ${limits.maxFilterValueLength} characters; one has ${tooLong.length}`;
   }
+  for (const [index, value] of values.entries()) {
+    const problem = writtenTextProblem(value);
+    if (problem !== undefined) return `value ${index + 1} ${problem}`;
+  }
   return undefined;
+}
+
+/** Why one occurrence of a filter parameter is too long to read, or undefined when it is not. */
+export function commaListLengthProblem(raw: string): string | undefined {
+  return raw.length > limits.maxFilterParameterLength
+    ? `is at most ${limits.maxFilterParameterLength} characters (${limits.maxFilterValues} values of up to ${limits.maxFilterValueLength}, with separators); got ${raw.length}`
+    : undefined;
 }
 
 /**

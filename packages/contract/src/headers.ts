@@ -9,6 +9,7 @@ export const headerNames = {
   rateLimit: 'ratelimit',
   rateLimitPolicy: 'ratelimit-policy',
   link: 'link',
+  wwwAuthenticate: 'www-authenticate',
 } as const;
 
 /**

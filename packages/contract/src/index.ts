@@ -5,3 +5,4 @@ export * from './problem.js';
 export * from './release.js';
 export * from './schema-names.js';
 export * from './parameter-docs.js';
+export * from './written-text-schema.js';

@@ -1,3 +1,6 @@
+const maxFilterValues = 20;
+const maxFilterValueLength = 64;
+
 /**
  * Every number that more than one package needs. Server, SDK, web app and tests import these;
  * none of them writes the number again.
@@ -8,9 +11,16 @@ export const limits = {
   /** Largest page size a client may ask for. */
   maxPageSize: 100,
   /** Most values one comma-separated filter may carry. */
-  maxFilterValues: 20,
+  maxFilterValues,
   /** Longest single filter value, in characters. */
-  maxFilterValueLength: 64,
+  maxFilterValueLength,
+  /**
+   * Longest one occurrence of a filter parameter may be, in characters once decoded: the most values at their
+   * longest, each with room for a comma and a space. The OpenAPI document states it as the parameter's
+   * `maxLength` and the server holds parameters to it, so a validator of that document never refuses what the
+   * server takes.
+   */
+  maxFilterParameterLength: maxFilterValues * (maxFilterValueLength + 2),
   /** Longest cursor the server will try to decode. */
   maxCursorLength: 512,
   /** Largest JSON request body, in bytes. */

@@ -3,11 +3,9 @@ import type { z } from 'zod';
 /**
  * How a parameter travels, for the OpenAPI document, when the schema that validates it cannot say so: the
  * list parameters are read by one transform per parameter (see `release.ts`), which a generator sees as
- * "anything". `schema` is the value's wire shape; `style`/`explode` say how arrays are written.
+ * "anything". `schema` is the value's wire shape.
  */
 export interface ParameterDoc {
   schema: z.ZodTypeAny;
-  style?: 'form';
-  explode?: boolean;
   example?: unknown;
 }

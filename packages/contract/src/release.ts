@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commaListProblem, isLanguageTag, splitCommaList } from './comma-list.js';
+import { commaListLengthProblem, commaListProblem, isLanguageTag, splitCommaList } from './comma-list.js';
 import {
   defaultSortOrder,
   limits,
@@ -10,6 +10,7 @@ import {
 } from './limits.js';
 import type { ParameterDoc } from './parameter-docs.js';
 import { isoTimestamp } from './timestamps.js';
+import { writtenText } from './written-text-schema.js';
 
 /** `rel_` + URL-safe characters. */
 export const releaseIdPattern = new RegExp(`^rel_[A-Za-z0-9_-]{1,${limits.maxIdLength - 4}}$`);
@@ -17,19 +18,24 @@ export const releaseIdPattern = new RegExp(`^rel_[A-Za-z0-9_-]{1,${limits.maxIdL
 /** The largest count a 32-bit integer holds: release counts stay far below it. */
 const maxCount = 2 ** 31 - 1;
 
+/** A URL a release links to: what browsers would follow, written as a person would (`writtenText`). */
+const linkUrl = writtenText(z.string().url().max(2048));
+
 export const ReleaseLinkSchema = z.object({
-  site: z.string().min(1).max(64).describe('Where the link points, e.g. `youtube`, `niconico`, `vocadb`.'),
-  url: z.string().url().max(2048),
+  site: writtenText(z.string().min(1).max(64)).describe('Where the link points, e.g. `youtube`, `niconico`, `vocadb`.'),
+  url: linkUrl,
 });
 
 /** A filter value as stored: non-empty, bounded, and free of commas (a comma could never be queried). */
 const filterValue = (what: string) =>
-  z
-    .string()
-    .trim()
-    .min(1, `${what} must not be empty`)
-    .max(limits.maxFilterValueLength, `${what} is at most ${limits.maxFilterValueLength} characters`)
-    .refine((value) => !value.includes(','), `${what} must not contain a comma`);
+  writtenText(
+    z
+      .string()
+      .trim()
+      .min(1, `${what} must not be empty`)
+      .max(limits.maxFilterValueLength, `${what} is at most ${limits.maxFilterValueLength} characters`)
+      .refine((value) => !value.includes(','), `${what} must not contain a comma`),
+  );
 
 const releaseDate = z
   .string()
@@ -47,8 +53,8 @@ export const ReleaseSchema = z.object({
     .max(limits.maxIdLength)
     .regex(releaseIdPattern)
     .describe('Stable, URL-safe identifier, prefixed `rel_`.'),
-  title: z.string().min(1).max(512),
-  artist: z.string().min(1).max(512).describe('Producer or circle credited.'),
+  title: writtenText(z.string().min(1).max(512)),
+  artist: writtenText(z.string().min(1).max(512)).describe('Producer or circle credited.'),
   release_date: releaseDate.describe('Calendar date, `YYYY-MM-DD`.'),
   release_type: z.enum(releaseTypes),
   vocaloid_banks: z.array(filterValue('a voice bank name')).min(1).max(limits.maxFilterValues),
@@ -58,7 +64,7 @@ export const ReleaseSchema = z.object({
     .max(limits.maxFilterValues)
     .describe('BCP 47 language tags.'),
   track_count: z.number().int().min(1).max(10_000),
-  cover_url: z.string().url().max(2048).nullable(),
+  cover_url: linkUrl.nullable(),
   links: z.array(ReleaseLinkSchema).max(50),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
@@ -67,31 +73,12 @@ export type Release = z.infer<typeof ReleaseSchema>;
 
 /**
  * A release as `cli import` accepts it: the timestamps are the service's to keep, and genres are stored
- * lowercase whatever the file says.
+ * lowercase whatever the file says. Every text field follows the rule for written text (`writtenText`), so
+ * no control character, lone surrogate or bidirectional override reaches the catalogue.
  */
 export const ReleaseInputSchema = ReleaseSchema.omit({ created_at: true, updated_at: true })
   .extend({ genres: ReleaseSchema.shape.genres.transform((genres) => genres.map((g) => g.toLowerCase())) })
-  .strict()
-  .superRefine((release, context) => addLoneSurrogateIssues(release, [], context));
-
-/** A UTF-16 surrogate without its pair (JSON lets `"\ud800"` through): no UTF-8 text, so no database, holds it. */
-const loneSurrogate = /\p{Cs}/u;
-
-function addLoneSurrogateIssues(value: unknown, path: Array<string | number>, context: z.RefinementCtx): void {
-  if (typeof value === 'string') {
-    if (loneSurrogate.test(value)) {
-      context.addIssue({
-        code: z.ZodIssueCode.custom,
-        path,
-        message: 'must be Unicode text (it holds a lone surrogate)',
-      });
-    }
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => addLoneSurrogateIssues(item, [...path, index], context));
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) addLoneSurrogateIssues(item, [...path, key], context);
-  }
-}
+  .strict();
 export type ReleaseInput = z.input<typeof ReleaseInputSchema>;
 export type ParsedReleaseInput = z.output<typeof ReleaseInputSchema>;
 
@@ -126,11 +113,13 @@ function commaListParameter(
   checkValue?: (value: string) => string | undefined,
 ) {
   return queryParameter((raw) => {
+    const tooLong = (typeof raw === 'string' ? [raw] : (raw ?? [])).map(commaListLengthProblem).find(Boolean);
+    if (tooLong) return { problem: tooLong };
     const values = splitCommaList(raw);
     const problem = commaListProblem(values) ?? values.map((value) => checkValue?.(value)).find(Boolean);
     return problem ? { problem } : { value: values };
   }).describe(
-    `${description} Separate values with commas (\`${name}=a,b\`) or repeat the parameter (\`${name}=a&${name}=b\`): either way the filter is the union of the values. Values are trimmed and empty ones dropped; at most ${limits.maxFilterValues} values of 1 to ${limits.maxFilterValueLength} characters each.`,
+    `${description} Separate values with commas (\`${name}=a,b\`) or repeat the parameter (\`${name}=a&${name}=b\`): either way the filter is the union of the values. Values are trimmed and empty ones dropped; at most ${limits.maxFilterValues} values of 1 to ${limits.maxFilterValueLength} characters each, and at most ${limits.maxFilterParameterLength} characters in one parameter. Control characters, lone surrogates and bidirectional overrides are refused (400).`,
   );
 }
 
@@ -222,11 +211,14 @@ export const FacetsSchema = z.object({
 export const FacetsResponseSchema = z.object({ success: z.literal(true), data: FacetsSchema });
 export type Facets = z.infer<typeof FacetsResponseSchema>['data'];
 
-/** A list filter on the wire: comma-separated values in one parameter (repeating it is the union, see above). */
-const filterParameterDoc = (example: string[]): ParameterDoc => ({
-  schema: z.array(z.string().min(1).max(limits.maxFilterValueLength)).max(limits.maxFilterValues),
-  style: 'form',
-  explode: false,
+/**
+ * A list filter on the wire: one string of comma-separated values, as the interface types it (SPEC §3.2), so
+ * generated clients take `genres: 'rock,electropop'`. Its limits per value are in the description: a schema
+ * for the items would make it an array, which the interface is not. Repeating the parameter (the union, see
+ * above) is a form a string parameter cannot declare; the description says it.
+ */
+const filterParameterDoc = (example: string): ParameterDoc => ({
+  schema: z.string().max(limits.maxFilterParameterLength),
   example,
 });
 
@@ -235,9 +227,9 @@ const filterParameterDoc = (example: string[]): ParameterDoc => ({
  * transform (which also takes the repeated form and parses it), and a generator cannot see through that.
  */
 export const releaseListParameterDocs = {
-  vocaloid_banks: filterParameterDoc(['Hatsune Miku', 'GUMI']),
-  genres: filterParameterDoc(['electropop', 'rock']),
-  languages: filterParameterDoc(['ja', 'en']),
+  vocaloid_banks: filterParameterDoc('Hatsune Miku,GUMI'),
+  genres: filterParameterDoc('rock,electropop'),
+  languages: filterParameterDoc('ja,en'),
   limit: { schema: z.number().int().min(1).max(limits.maxPageSize).default(limits.defaultPageSize) },
   // The codec judges a cursor; longer than this it is an `invalid-cursor` unread.
   cursor: { schema: z.string().max(limits.maxCursorLength) },

@@ -8,6 +8,7 @@ import { migrate } from './commands/migrate.js';
 import { seed } from './commands/seed.js';
 import { users } from './commands/users.js';
 import { createOutput, UsageError, type CommandArgs, type Output } from './output.js';
+import { printableLines, text } from './printable.js';
 
 const usage = `Usage: pnpm --silent cli <command>   (--silent keeps pnpm's own banner off stdout)
 
@@ -55,7 +56,7 @@ async function run(argv: string[]): Promise<number> {
     return name || values.help ? 0 : 2;
   }
   const command = commands[name];
-  if (!command) throw new UsageError(`unknown command "${name}"`);
+  if (!command) throw new UsageError(text`unknown command "${name}"`);
 
   const config = loadConfig();
   // Logs go to stderr so that `--json` output on stdout stays one clean object.
@@ -78,13 +79,15 @@ run(process.argv.slice(2)).then(
       process.stderr.write(`${error.message}\n\n${usage}\n`);
       process.exitCode = 2;
     } else if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      process.stderr.write(`${printableLines(error.message)}\n`);
       process.exitCode = 1;
     } else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${error.message}\n\n${usage}\n`);
+      // Node's message repeats the unknown option as typed.
+      process.stderr.write(`${printableLines(error.message)}\n\n${usage}\n`);
       process.exitCode = 2;
     } else {
-      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      // A driver's or the file system's message may quote data (a row, a path): escaped like any value.
+      process.stderr.write(`error: ${printableLines(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 1;
     }
   },

@@ -11,6 +11,7 @@ export const exposedHeaders = [
   headerNames.rateLimit,
   headerNames.rateLimitPolicy,
   headerNames.retryAfter,
+  headerNames.wwwAuthenticate,
 ];
 
 /** Paths of routes any origin may read (CORS), from the contract's metadata. */

@@ -202,8 +202,6 @@ export function describeOperation(
     return {
       ...parameter,
       schema: schemaOf(doc.schema, false),
-      ...(doc.style === undefined ? {} : { style: doc.style }),
-      ...(doc.explode === undefined ? {} : { explode: doc.explode }),
       ...(doc.example === undefined ? {} : { example: doc.example }),
     };
   });

@@ -10,3 +10,12 @@ export class StorageUnavailableError extends Error {
 export class StorageBusyError extends StorageUnavailableError {
   override readonly name: string = 'StorageBusyError';
 }
+
+/**
+ * The database refused text it cannot hold (PostgreSQL's 22021 `character_not_in_repertoire`, NUL in text,
+ * and 22P05 `untranslatable_character`). The contract's rule for written text keeps such text out of every
+ * field and parameter; should some path still carry it here, it is the request's fault: a 400, never a 500.
+ */
+export class StorageRejectedTextError extends Error {
+  override readonly name: string = 'StorageRejectedTextError';
+}

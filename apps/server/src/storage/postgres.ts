@@ -11,7 +11,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { catalogueTables, withIndexesBuiltAfter, type IndexDefinition } from './bulk-load.js';
-import { StorageUnavailableError } from './errors.js';
+import { StorageRejectedTextError, StorageUnavailableError } from './errors.js';
 import type { Storage } from './interface.js';
 import { KyselyStorage, type Backend } from './kysely-storage.js';
 import type { Database, ReleaseRow, TagRow } from './schema.js';
@@ -52,10 +52,16 @@ const unavailableClasses = ['08', '53', '57'];
 const unavailableMessages =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|pool after calling end|Query read timeout|connection is not queryable|Client was closed/i;
 
+/** Text PostgreSQL cannot store: NUL (22021) and characters its encoding lacks (22P05). */
+const rejectedTextCodes = new Set(['22021', '22P05']);
+
 function translateError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : '';
+  if (typeof code === 'string' && rejectedTextCodes.has(code)) {
+    return new StorageRejectedTextError(`PostgreSQL: ${code}`, { cause: error });
+  }
   if (
     (typeof code === 'string' &&
       (unavailableCodes.has(code) || (code.length === 5 && unavailableClasses.includes(code.slice(0, 2))))) ||

@@ -4,24 +4,25 @@ import { Writable } from 'node:stream';
 import { userJson } from '../../auth/accounts.js';
 import type { Services } from '../../services.js';
 import { stringOption, UsageError, type CommandArgs, type Output } from '../output.js';
+import { joinText, text } from '../printable.js';
 
 export async function users(services: Services, output: Output, args: CommandArgs): Promise<number> {
   const [sub] = args.positionals;
-  if (sub !== 'create') throw new UsageError('users takes create');
+  if (sub !== 'create') throw new UsageError(text`users takes create`);
   const email = stringOption(args, 'email');
-  if (email === undefined) throw new UsageError('users create needs --email E (the password is read from stdin)');
+  if (email === undefined) throw new UsageError(text`users create needs --email E (the password is read from stdin)`);
   const password = await readPassword();
   const parsed = CredentialsSchema.safeParse({ email, password });
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new UsageError(problems.join('\n'));
+    const problems = parsed.error.issues.map((issue) => text`${issue.path.join('.')}: ${issue.message}`);
+    throw new UsageError(joinText(problems, '\n'));
   }
   const result = await services.accounts.createUser(parsed.data.email, parsed.data.password);
   if (result === 'email-taken') {
-    output.note(`An account with the email ${parsed.data.email} already exists.`);
+    output.note(text`An account with the email ${parsed.data.email} already exists.`);
     return 1;
   }
-  output.result(userJson(result), `Created ${result.id} (${result.email}).`);
+  output.result(userJson(result), text`Created ${result.id} (${result.email}).`);
   return 0;
 }
 
