@@ -3,12 +3,11 @@ import { contract } from '@releases/contract';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { publicReadCors, publicReadPaths } from './http/cors.js';
+import { publicReadPaths } from './http/cors.js';
 import { docsAssets } from './http/docs-assets.js';
 import { parseQueryString } from './http/query-string.js';
 import { requestId } from './http/request-id.js';
 import { mountRoutePipeline } from './http/route-pipeline.js';
-import { securityHeaders } from './http/security-headers.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
 import { webApp } from './http/web-app.js';
 import { requestLogger } from './logger.js';
@@ -31,16 +30,16 @@ export interface AppDeps extends Services, ServerParts {
 }
 
 export interface App {
-  /** What a server listens with: the answer cache, in front of Express. */
+  /** What a server listens with: the fast path, in front of Express. */
   listener: RequestListener;
   /** The Express app behind it (tests read its routes). */
   express: Express;
 }
 
 /**
- * Builds the app: the answer cache (`http/answer-cache.ts`) in front of Express, whose middleware order,
- * routes and terminal problem handler are wired here. Listens on nothing: `main.ts` (or a test) does that, and
- * both serve this same listener.
+ * Builds the app: the public reads' fast path (`http/fast-path.ts`) in front of Express, whose middleware
+ * order, routes and terminal problem handler are wired here. Listens on nothing: `main.ts` (or a test) does
+ * that, and both serve this same listener.
  */
 export function createApp(deps: AppDeps): App {
   const { config, storage, logger, clock } = deps;
@@ -59,16 +58,16 @@ export function createApp(deps: AppDeps): App {
     if (deps.isShuttingDown()) res.setHeader('connection', 'close');
     next();
   });
-  app.use(securityHeaders(config.publicUrl));
-  app.use(publicReadPaths(), publicReadCors(config.corsOrigins));
+  app.use(deps.securityHeaders.middleware);
+  app.use(publicReadPaths(), deps.cors.middleware);
 
   mountRoutePipeline(app, deps.admit);
   const server = initServer();
   createExpressEndpoints(
     contract,
     server.router(contract, {
-      release: releaseRoutes({ config, catalogue: storage.catalogue, clock, cursors: deps.cursors }),
-      facets: facetsRoutes({ catalogue: storage.catalogue, clock }),
+      release: releaseRoutes(deps.reads.release),
+      facets: facetsRoutes(deps.reads.facets),
       health: healthRoutes({ storage }),
       auth: authRoutes({
         config,
@@ -102,5 +101,5 @@ export function createApp(deps: AppDeps): App {
   app.use(unmatchedRoute());
   app.use(problemHandler({ publicUrl: config.publicUrl, logger }));
 
-  return { listener: deps.answers.listener(app), express: app };
+  return { listener: deps.fastPath(app), express: app };
 }

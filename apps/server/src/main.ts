@@ -3,7 +3,7 @@ import v8 from 'node:v8';
 import { createApp } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogs } from './logger.js';
 import { answerClientErrors } from './problems.js';
 import { composeServer, openServices, warmUp } from './services.js';
 
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
         { timeoutMs: config.shutdownTimeoutMs },
         'shutdown timed out: exiting with work unfinished (the database or Redis did not let go)',
       );
-      logger.flush();
+      flushLogs(logger);
       process.exit(1);
     }, config.shutdownTimeoutMs + shutdownGraceMs);
     abandon.unref();
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
         await services.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
         await parts.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));
         logger.info('stopped');
-        logger.flush();
+        flushLogs(logger);
         process.exit(0);
       })();
     });

@@ -8,9 +8,9 @@ import {
   type ProblemKind,
 } from '@releases/contract';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError, type ZodIssue } from 'zod';
 import { KeyManagerUnavailableError } from './keys/key-manager.js';
@@ -235,32 +235,43 @@ function problemBody(problem: HttpProblem, context: ProblemWriterContext): Probl
   return body;
 }
 
-function sendProblem(res: Response, problem: HttpProblem, context: ProblemWriterContext): void {
-  res.status(problem.status);
+/**
+ * Writes a problem document as the answer to a request: the one place an error body is made (the terminal
+ * middleware below, and the public reads' path ahead of Express, both call it). 5xx are logged with their
+ * cause; nothing internal reaches the body. Headers already set on `res` (security headers, CORS, the request
+ * id, the quota) stay.
+ */
+export function writeProblem(
+  res: ServerResponse,
+  error: unknown,
+  context: { publicUrl: string; logger: Logger },
+): void {
+  const problem = toHttpProblem(error);
+  if (problem.status >= 500) {
+    context.logger.error({ err: problem.cause ?? problem, kind: problem.kind }, 'request failed');
+  }
+  if (res.headersSent) {
+    // Too late for a problem body: end the connection so the client sees a failure, not a truncated 200.
+    res.destroy();
+    return;
+  }
+  const requestId = res.getHeader(headerNames.requestId);
+  const body = JSON.stringify(
+    problemBody(problem, {
+      publicUrl: context.publicUrl,
+      requestId: typeof requestId === 'string' ? requestId : undefined,
+    }),
+  );
+  res.statusCode = problem.status;
   for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
   // Error bodies are never cached: they describe one request.
   res.setHeader('cache-control', 'no-store');
   res.setHeader('content-type', `${problemContentType}; charset=utf-8`);
-  res.send(JSON.stringify(problemBody(problem, context)));
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
 
-/**
- * The terminal error middleware: every error of every route ends here and leaves as problem+json.
- * 5xx are logged with their cause; nothing internal reaches the body.
- */
-export function problemHandler({ publicUrl, logger }: { publicUrl: string; logger: Logger }): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const problem = toHttpProblem(error);
-    const requestLog = (req as { log?: Logger }).log ?? logger;
-    if (problem.status >= 500) {
-      requestLog.error({ err: problem.cause ?? problem, kind: problem.kind }, 'request failed');
-    }
-    if (res.headersSent) {
-      // Too late for a problem body: end the connection so the client sees a failure, not a truncated 200.
-      res.destroy();
-      return;
-    }
-    const requestId = res.getHeader(headerNames.requestId);
-    sendProblem(res, problem, { publicUrl, requestId: typeof requestId === 'string' ? requestId : undefined });
-  };
+/** The terminal error middleware: every error of every route ends here and leaves as problem+json. */
+export function problemHandler(context: { publicUrl: string; logger: Logger }): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => writeProblem(res, error, context);
 }

@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { AccountService } from './auth/accounts.js';
@@ -11,6 +12,9 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { AnswerCache } from './http/answer-cache.js';
 import { clientAddressResolver, compileTrust, type TrustRule } from './http/client-address.js';
+import { publicReadCors, type PublicReadCors } from './http/cors.js';
+import { fastPath } from './http/fast-path.js';
+import { securityHeaders, type SecurityHeaders } from './http/security-headers.js';
 import type { KeyManager } from './keys/key-manager.js';
 import { createKeyManager } from './keys/key-managers.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
@@ -18,6 +22,9 @@ import type { CounterStore } from './rate-limit/interface.js';
 import { MemoryCounterStore } from './rate-limit/memory-counter-store.js';
 import { CallerQuotas } from './rate-limit/quotas.js';
 import { openSharedRedis, RedisCounterStore } from './rate-limit/redis-counter-store.js';
+import { facetsReads, type FacetsReads } from './routes/facets.js';
+import { releaseReads, type ReleaseReads } from './routes/release.js';
+import { replayableRoutes } from './routes/replayable.js';
 import { openStorage } from './storage/index.js';
 import type { Storage } from './storage/interface.js';
 
@@ -118,12 +125,16 @@ function sweepSessionsEvery(intervalMs: number, sessions: SessionService, logger
 /** What the HTTP server is made of besides the services: built once, by `composeServer`. */
 export interface ServerParts {
   cookie: SessionCookie;
-  cursors: CursorCodec;
   /** The one admission function (`auth/admission.ts`) of the Express pipeline and the answer cache alike. */
   admit: Admit;
   /** `TRUST_PROXY`, compiled: Express and `admit` resolve the client address by the same rule. */
   trust: TrustRule;
-  answers: AnswerCache;
+  /** What the public reads answer, as text; the Express routes and the fast path both serve these. */
+  reads: { release: ReleaseReads; facets: FacetsReads };
+  securityHeaders: SecurityHeaders;
+  cors: PublicReadCors;
+  /** The public reads' path ahead of Express (`http/fast-path.ts`), with its answer cache. */
+  fastPath: (app: RequestListener) => RequestListener;
   openApiDocument: OpenApiDocument;
   isShuttingDown: () => boolean;
   /** Releases what these parts hold (the shared Redis connection). */
@@ -172,12 +183,32 @@ export async function composeServer(
     clientAddress: clientAddressResolver(trust),
     now: () => clock.now(),
   });
+  const cursors = new CursorCodec(services.cursorSecret);
+  const reads = {
+    release: releaseReads({ config, catalogue: services.storage.catalogue, clock, cursors }),
+    facets: facetsReads({ catalogue: services.storage.catalogue, clock }),
+  };
+  const headers = securityHeaders(config.publicUrl);
+  const cors = publicReadCors(config.corsOrigins);
   return {
     cookie,
-    cursors: new CursorCodec(services.cursorSecret),
     admit,
     trust,
-    answers: new AnswerCache({ admit, catalogue: services.storage.catalogue, logger, clock, isShuttingDown }),
+    reads,
+    securityHeaders: headers,
+    cors,
+    fastPath: fastPath({
+      admit,
+      routes: replayableRoutes(reads),
+      answers: new AnswerCache(),
+      catalogue: services.storage.catalogue,
+      apiHeaders: headers.api,
+      cors,
+      publicUrl: config.publicUrl,
+      logger,
+      clock,
+      isShuttingDown,
+    }),
     openApiDocument: buildOpenApiDocument(config, version),
     isShuttingDown,
     async close() {

@@ -1,179 +1,104 @@
-import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
-import { headerNames } from '@releases/contract';
 import { LRUCache } from 'lru-cache';
-import type { Logger } from 'pino';
-import { admissionHeaders, type Admit } from '../auth/admission.js';
-import type { Clock } from '../clock.js';
-import { logRequest } from '../logger.js';
-import { sentJsonText } from '../routes/json-text.js';
-import type { CatalogueReads } from '../storage/interface.js';
-import { describedRoutes, type ContractRoute } from './contract-routes.js';
-import { requestIdOf } from './request-id.js';
+import { FrequencySketch } from './frequency-sketch.js';
 
-export interface AnswerCacheDeps {
-  /** The one admission function, which the app's route pipeline calls too. */
-  admit: Admit;
-  catalogue: Pick<CatalogueReads, 'cacheStamp'>;
-  logger: Logger;
-  clock: Clock;
-  isShuttingDown: () => boolean;
-  /** Told of each replayable GET: answered from memory, or handed to the app. */
-  onLookup?: (hit: boolean) => void;
-}
-
-/** A 200 answer as the app gave it, minus what is made anew for every request. */
-interface Answer {
+/**
+ * A 200 answer to a replayable route (`metadata.replayable`), as the fast path (`fast-path.ts`) keeps it: its
+ * body split where `generated_at` goes, and the headers that belong to the answer itself (`Content-Type`, the
+ * next page's `Link`). Everything per request (admission's headers, the request id, CORS for the caller's
+ * origin) is added when it is given.
+ */
+export interface Answer {
   /** The catalogue generation it was read in (`CatalogueReads.cacheStamp`). */
   stamp: number;
-  route: ContractRoute;
-  /** Its headers, flat (`[name, value, name, value...]`), without the per-request ones. */
-  headers: string[];
-  /** The body, split where `generated_at` goes (`after` is empty when it has none). */
+  headers: ReadonlyArray<readonly [string, string]>;
   before: string;
+  /** What follows the time in the body; empty when the body has no `generated_at`. */
   after: string;
   contentLength: number;
 }
 
-/**
- * Headers made anew for every response: by admission (quota, `Cache-Control`, the session cookie), for the
- * request (its id, the length) or by Node.
- */
-const perResponseHeaders = new Set<string>([
-  headerNames.requestId,
-  headerNames.rateLimit,
-  headerNames.rateLimitPolicy,
-  'cache-control',
-  'set-cookie',
-  'content-length',
-  'date',
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-]);
-
 /** `generated_at` is always `YYYY-MM-DDTHH:mm:ss.sssZ`: 24 ASCII characters, the last member of `data`. */
 const generatedAtKey = '"generated_at":"';
 const timestampLength = 24;
-const maxAnswers = 2_000;
-/** At most this many characters of answers in all (V8 keeps ASCII text at a byte a character). */
-const maxChars = 8 * 1024 * 1024;
-/** URLs remembered as asked for once, so an answer is kept only when its URL comes back. */
-const maxSeen = 4 * maxAnswers;
+
+/** An answer from a body as sent, split at its `generated_at` when it ends with one. */
+export function answerOf(stamp: number, body: string, headers: Answer['headers']): Answer {
+  const at = body.lastIndexOf(generatedAtKey);
+  const end = at + generatedAtKey.length + timestampLength;
+  const split =
+    at !== -1 && body.length === end + 3 && body.endsWith('"}}')
+      ? { before: body.slice(0, at + generatedAtKey.length), after: body.slice(end) }
+      : { before: body, after: '' };
+  return { stamp, headers, ...split, contentLength: Buffer.byteLength(body) };
+}
+
+/** The body of an answer given at `now`. */
+export function bodyAt(answer: Answer, now: number): string {
+  return answer.after === '' ? answer.before : answer.before + new Date(now).toISOString() + answer.after;
+}
+
+export interface AnswerCacheLimits {
+  /** Answers kept at most. */
+  maxAnswers: number;
+  /** Characters of answers kept at most (V8 keeps ASCII text at a byte a character). */
+  maxChars: number;
+}
 
 /**
- * Repeated public reads answered from memory, ahead of Express.
+ * Answers to repeated public reads, by request target, for the catalogue generation they were read in.
  *
- * Routes the contract marks `replayable` (a page of releases, a release, the facets) answer with a body that
- * depends on nothing but the URL while the catalogue stays the same. The second time a URL is asked for, the
- * app's 200 answer to it (headers and body) is kept, under the exact request target and `Origin` (which CORS
- * answers to), for the catalogue generation it was read in. Later GETs of that URL in that generation are
- * admitted by the same admission function as the app's (`auth/admission.ts`) and, when admitted plainly, get
- * the kept answer with what differs per request made anew: the admission's headers (quota, `no-store` for a
- * session), the request id, `generated_at` and the log line. Anything else (a refusal, a cookie to renew)
- * goes to the app, which finds the request already admitted.
- *
- * Kept only on a URL's second request: a crawl or a walk through thousands of pages, each asked for once,
- * costs a set lookup per request rather than a body kept and evicted unread.
+ * What is kept is decided by how often each URL is asked for (TinyLFU): a URL is kept from its second request
+ * on, and once the cache is full, only when it is asked for more often than the answer that would make room
+ * for it. A crawl or a walk through thousands of pages, each asked for once per round, then costs a sketch
+ * update per request instead of an answer built, kept and evicted unread; and what the cache holds stays put
+ * instead of being churned by it (measured with `pnpm bench -- --distinct`).
  */
 export class AnswerCache {
-  private readonly answers = new LRUCache<string, Answer>({
-    max: maxAnswers,
-    maxSize: maxChars,
-    sizeCalculation: (answer, key) => answer.before.length + answer.after.length + key.length,
-  });
-  private readonly seen = new LRUCache<string, true>({ max: maxSeen });
-  private readonly routes = describedRoutes().filter(
-    ({ route, metadata }) => route.method === 'GET' && metadata.replayable,
-  );
+  private readonly answers: LRUCache<string, Answer>;
+  private readonly frequencies: FrequencySketch;
+  /** The catalogue generation the kept answers belong to; a new one starts empty. */
+  private generation: number | undefined;
 
-  constructor(private readonly deps: AnswerCacheDeps) {}
-
-  /** The request listener: this cache in front of `app`. */
-  listener(app: RequestListener): RequestListener {
-    return (req, res) => {
-      if (req.method !== 'GET' || this.deps.isShuttingDown()) return void app(req, res);
-      const url = req.url ?? '/';
-      const route = this.routeOf(url);
-      if (!route) return void app(req, res);
-      const stamp = this.deps.catalogue.cacheStamp();
-      if (stamp === undefined) return void app(req, res);
-      const origin = req.headers.origin;
-      const key = origin === undefined ? url : `${url}\n${origin}`;
-      const answer = this.answers.get(key);
-      this.deps.onLookup?.(answer?.stamp === stamp);
-      if (answer?.stamp === stamp) return void this.replay(answer, req, res, app);
-      if (this.seen.has(key)) res.once('finish', () => this.remember(key, stamp, route, res));
-      else this.seen.set(key, true);
-      app(req, res);
-    };
-  }
-
-  private routeOf(url: string): ContractRoute | undefined {
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
-    return this.routes.find(({ pattern }) => pattern.test(path));
-  }
-
-  /** Answers from memory once admitted; the app answers whatever admission did not simply let through. */
-  private replay(answer: Answer, req: IncomingMessage, res: ServerResponse, app: RequestListener): void {
-    const started = performance.now();
-    this.deps.admit(answer.route.metadata, req).then(
-      (admission) => {
-        if (admission.problem !== undefined || admission.setCookie !== undefined) return void app(req, res);
-        const id = requestIdOf(req);
-        const headers = [...answer.headers, headerNames.requestId, id, 'content-length', String(answer.contentLength)];
-        for (const [name, value] of admissionHeaders(admission)) headers.push(name, value);
-        // One writeHead with every header and nothing set before it: Node's fast path for a response.
-        res.writeHead(200, headers);
-        res.end(
-          answer.after === ''
-            ? answer.before
-            : answer.before + new Date(this.deps.clock.now()).toISOString() + answer.after,
-        );
-        logRequest(this.deps.logger, {
-          reqId: id,
-          method: 'GET',
-          path: pathOf(req.url),
-          route: answer.route.route.path,
-          status: 200,
-          ms: performance.now() - started,
-        });
-      },
-      // Admission could not decide (the database or the key manager is not answering): the app reports it.
-      () => void app(req, res),
-    );
-  }
-
-  /** Keeps the app's answer if it may be given again. */
-  private remember(key: string, stamp: number, route: ContractRoute, res: ServerResponse): void {
-    const text = sentJsonText(res);
-    if (text === undefined || res.statusCode !== 200 || this.deps.catalogue.cacheStamp() !== stamp) return;
-    const at = text.lastIndexOf(generatedAtKey);
-    const split =
-      at !== -1 && text.length === at + generatedAtKey.length + timestampLength + 3
-        ? { before: text.slice(0, at + generatedAtKey.length), after: text.slice(-3) }
-        : { before: text, after: '' };
-    this.answers.set(key, {
-      stamp,
-      route,
-      headers: flatHeaders(res.getHeaders()),
-      ...split,
-      contentLength: Buffer.byteLength(text),
+  constructor(limits: AnswerCacheLimits = { maxAnswers: 2_000, maxChars: 8 * 1024 * 1024 }) {
+    this.answers = new LRUCache<string, Answer>({
+      max: limits.maxAnswers,
+      maxSize: limits.maxChars,
+      sizeCalculation: (answer, key) => answer.before.length + answer.after.length + key.length,
     });
+    this.frequencies = new FrequencySketch(limits.maxAnswers);
   }
-}
 
-function flatHeaders(headers: OutgoingHttpHeaders): string[] {
-  const flat: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || perResponseHeaders.has(name)) continue;
-    for (const one of Array.isArray(value) ? value : [value]) flat.push(name, String(one));
+  /** The answer kept for `key` in generation `stamp`; counts the request either way. */
+  lookup(key: string, stamp: number): Answer | undefined {
+    this.frequencies.increment(key);
+    if (stamp !== this.generation) {
+      this.answers.clear();
+      this.generation = stamp;
+      return undefined;
+    }
+    return this.answers.get(key);
   }
-  return flat;
-}
 
-function pathOf(url: string | undefined): string {
-  if (url === undefined) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  /**
+   * Whether an answer for `key`, just looked up and missed, is worth keeping: its URL was asked for before this
+   * request, and, when the cache is full, more often than the answer that would make room for it. (Before this
+   * request, not counting it: in a round robin every candidate would otherwise look one request more popular
+   * than the least recently used answer, and replace it.)
+   */
+  admits(key: string): boolean {
+    const before = this.frequencies.frequency(key) - 1;
+    if (before < 1) return false;
+    if (this.answers.size < this.answers.max) return true;
+    const victim = this.answers.rkeys().next();
+    return victim.done === true || before > this.frequencies.frequency(victim.value);
+  }
+
+  /** Keeps an answer read in the current generation (one read in an older one is dropped). */
+  keep(key: string, answer: Answer): void {
+    if (answer.stamp === this.generation) this.answers.set(key, answer);
+  }
+
+  get size(): number {
+    return this.answers.size;
+  }
 }

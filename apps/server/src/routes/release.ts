@@ -14,7 +14,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
 import type { CatalogueReads, ReleasePosition } from '../storage/interface.js';
-import { generatedNow, preserialized } from './json-text.js';
+import { generatedNow, preserialized, withHeaders, type JsonReply } from './json-text.js';
 
 export interface ReleaseRouteDeps {
   config: Config;
@@ -41,12 +41,15 @@ function nextPageUrl(publicUrl: string, query: ReleaseListQuery, cursor: string)
   return `${publicUrl}${apiPaths.releaseList}?${params.toString()}`;
 }
 
-export function releaseRoutes(deps: ReleaseRouteDeps): {
-  list: AppRouteImplementation<typeof contract.release.list>;
-  get: AppRouteImplementation<typeof contract.release.get>;
-} {
+/** The release routes' answers, as JSON text: what both the Express routes and the fast path serve. */
+export interface ReleaseReads {
+  list(query: ReleaseListQuery): Promise<JsonReply>;
+  get(params: { id: string }): Promise<JsonReply>;
+}
+
+export function releaseReads(deps: ReleaseRouteDeps): ReleaseReads {
   return {
-    list: async ({ query, res }) => {
+    async list(query) {
       const filters = filterKeys(query);
       let after: ReleasePosition | undefined;
       if (query.cursor !== undefined) {
@@ -63,21 +66,33 @@ export function releaseRoutes(deps: ReleaseRouteDeps): {
       }
       const page = await deps.catalogue.listReleases({ filters, sort: query.sort, limit: query.limit, after });
       const nextCursor = page.next ? deps.cursors.encode(page.next, { filters, sort: query.sort }) : '';
-      if (nextCursor)
-        res.setHeader(headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`);
       const body = generatedNow(
         `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +
           `"pagination":${JSON.stringify(nextCursor)},"generated_at":"`,
         '"}}',
         deps.clock,
       );
-      return { status: 200, body: preserialized(body) };
+      const link = nextCursor
+        ? ([[headerNames.link, `<${nextPageUrl(deps.config.publicUrl, query, nextCursor)}>; rel="next"`]] as const)
+        : [];
+      return { body, headers: link };
     },
 
-    get: async ({ params }) => {
+    async get(params) {
       const doc = await deps.catalogue.getReleaseJson(params.id);
       if (doc === undefined) throw new HttpProblem('not-found', `There is no release with the id ${params.id}.`);
-      return { status: 200, body: preserialized(`{"success":true,"data":${doc}}`) };
+      return { body: `{"success":true,"data":${doc}}`, headers: [] };
     },
+  };
+}
+
+/** The release routes for ts-rest (Express): the same answers. */
+export function releaseRoutes(reads: ReleaseReads): {
+  list: AppRouteImplementation<typeof contract.release.list>;
+  get: AppRouteImplementation<typeof contract.release.get>;
+} {
+  return {
+    list: async ({ query, res }) => ({ status: 200, body: preserialized(withHeaders(res, await reads.list(query))) }),
+    get: async ({ params, res }) => ({ status: 200, body: preserialized(withHeaders(res, await reads.get(params))) }),
   };
 }

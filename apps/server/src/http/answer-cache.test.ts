@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AnswerCache, answerOf, bodyAt } from './answer-cache.js';
+import { FrequencySketch } from './frequency-sketch.js';
+
+describe('FrequencySketch', () => {
+  it('never counts a key less often than it was asked for (until it halves)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 40 }), { maxLength: 300 }), (keys) => {
+        const sketch = new FrequencySketch(1_000);
+        const counts = new Map<string, number>();
+        for (const key of keys) {
+          sketch.increment(key);
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        for (const [key, count] of counts) expect(sketch.frequency(key)).toBeGreaterThanOrEqual(Math.min(count, 15));
+      }),
+    );
+  });
+
+  it('forgets old popularity: counts halve after ten times its capacity of increments', () => {
+    const sketch = new FrequencySketch(10);
+    for (let i = 0; i < 8; i++) sketch.increment('popular');
+    expect(sketch.frequency('popular')).toBe(8);
+    for (let i = 0; i < 100; i++) sketch.increment(`other ${i}`);
+    expect(sketch.frequency('popular')).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('AnswerCache', () => {
+  const answer = (stamp: number) => answerOf(stamp, '{"success":true,"data":{"x":1}}', []);
+
+  it('keeps an answer from its URL’s second request on, not its first', () => {
+    const cache = new AnswerCache({ maxAnswers: 10, maxChars: 1_000_000 });
+    expect(cache.lookup('/a', 1)).toBeUndefined();
+    expect(cache.admits('/a')).toBe(false);
+    expect(cache.lookup('/a', 1)).toBeUndefined();
+    expect(cache.admits('/a')).toBe(true);
+    cache.keep('/a', answer(1));
+    expect(cache.lookup('/a', 1)).toBeDefined();
+  });
+
+  it('is not churned by a round robin over more URLs than it holds', () => {
+    const cache = new AnswerCache({ maxAnswers: 100, maxChars: 10_000_000 });
+    const urls = Array.from({ length: 1_000 }, (_, i) => `/page/${i}`);
+    let kept = 0;
+    let hits = 0;
+    for (let round = 0; round < 5; round++) {
+      for (const url of urls) {
+        if (cache.lookup(url, 1)) hits++;
+        else if (cache.admits(url)) {
+          cache.keep(url, answer(1));
+          kept++;
+        }
+      }
+    }
+    // It fills once and then mostly holds what it has (the sketch's halving moves a few), so the rounds after
+    // that find about a tenth of the URLs. A cache that kept every second request would keep thousands and
+    // find none.
+    expect(kept).toBeGreaterThanOrEqual(100);
+    expect(kept).toBeLessThanOrEqual(120);
+    expect(hits).toBeGreaterThanOrEqual(250);
+  });
+
+  it('starts over when the catalogue moves on, and drops an answer read in an older generation', () => {
+    const cache = new AnswerCache({ maxAnswers: 10, maxChars: 1_000_000 });
+    cache.lookup('/a', 1);
+    cache.lookup('/a', 1);
+    cache.keep('/a', answer(1));
+    expect(cache.lookup('/a', 2)).toBeUndefined();
+    cache.keep('/a', answer(1));
+    expect(cache.lookup('/a', 2)).toBeUndefined();
+  });
+
+  it('splits a body at its generated_at, and gives it back with the time of asking', () => {
+    const body = '{"success":true,"data":{"releases":[],"pagination":"","generated_at":"2026-01-01T00:00:00.000Z"}}';
+    const kept = answerOf(1, body, []);
+    expect(kept.contentLength).toBe(Buffer.byteLength(body));
+    expect(bodyAt(kept, Date.parse('2027-02-03T04:05:06.789Z'))).toBe(
+      body.replace('2026-01-01T00:00:00.000Z', '2027-02-03T04:05:06.789Z'),
+    );
+    const noTime = answerOf(1, '{"success":true,"data":{"id":"rel_x","title":"\\"generated_at\\":\\""}}', []);
+    expect(bodyAt(noTime, 0)).toBe(noTime.before);
+  });
+});

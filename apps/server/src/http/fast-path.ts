@@ -1,0 +1,170 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { headerNames } from '@releases/contract';
+import type { Logger } from 'pino';
+import { admissionHeaders, type Admit } from '../auth/admission.js';
+import type { Clock } from '../clock.js';
+import { logRequest } from '../logger.js';
+import { writeProblem } from '../problems.js';
+import type { ReplayableRoute } from '../routes/replayable.js';
+import type { CatalogueReads } from '../storage/interface.js';
+import { answerOf, bodyAt, type Answer, type AnswerCache } from './answer-cache.js';
+import type { PublicReadCors } from './cors.js';
+import { parseQueryString } from './query-string.js';
+import { requestIdOf } from './request-id.js';
+import { setHeaders, type HeaderList } from './security-headers.js';
+
+export interface FastPathDeps {
+  /** The one admission function, which the Express pipeline calls too. */
+  admit: Admit;
+  /** The replayable routes, bound to the same answers as their Express routes (`routes/replayable.ts`). */
+  routes: readonly ReplayableRoute[];
+  answers: AnswerCache;
+  catalogue: Pick<CatalogueReads, 'cacheStamp'>;
+  /** The security headers of `/api` answers, as Express sets them. */
+  apiHeaders: HeaderList;
+  cors: PublicReadCors;
+  publicUrl: string;
+  logger: Logger;
+  clock: Clock;
+  isShuttingDown: () => boolean;
+  /** Told of each lookup in the answer cache. */
+  onLookup?: (hit: boolean) => void;
+}
+
+const jsonContentType = [['content-type', 'application/json; charset=utf-8']] as const;
+
+interface CompiledRoute {
+  route: ReplayableRoute;
+  pattern: RegExp;
+  /** The names of the path's parameters, in order (`:id`). */
+  names: string[];
+}
+
+function compile(route: ReplayableRoute): CompiledRoute {
+  const names: string[] = [];
+  const source = route.route.path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(segment.slice(1));
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+/**
+ * The request path of the public reads: GETs of the routes the contract marks `replayable` (a page of releases,
+ * a release, the facets), answered ahead of Express.
+ *
+ * These are what crawlers, SDK walks and every visitor of the web app ask for, thousands of different URLs a
+ * second, and Express's own cost per request (its router, req/res set-up, each middleware) was larger than
+ * the database query's (bench/RESULTS.md). So they take the shortest path that still does everything the
+ * Express route does, with the same parts: the one admission function (`auth/admission.ts`), the contract's
+ * schemas for the query, the route's own answer function, the problem writer, the same security and CORS
+ * headers, and the same log line. Answers worth keeping go to the answer cache and are given again, with what
+ * differs per request made anew.
+ *
+ * What this path does not answer goes to Express, which finds the request already admitted (admission happens
+ * once per request): HEAD, other spellings of a path, a refusal (401, 403, 429) or a session cookie to renew,
+ * and a path parameter that is not valid percent-encoding. Express answers those as it answers everything.
+ */
+export function fastPath(deps: FastPathDeps): (app: RequestListener) => RequestListener {
+  const routes = deps.routes.map(compile);
+  return (app) => (req, res) => {
+    if (req.method !== 'GET' || deps.isShuttingDown()) return void app(req, res);
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    for (const compiled of routes) {
+      const match = compiled.pattern.exec(path);
+      if (!match) continue;
+      const params: Record<string, string> = {};
+      try {
+        compiled.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
+      } catch {
+        return void app(req, res);
+      }
+      const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
+      return void serve(deps, compiled.route, { url, path, query, params }, req, res, app);
+    }
+    app(req, res);
+  };
+}
+
+interface Target {
+  url: string;
+  path: string;
+  query: string;
+  params: Record<string, string>;
+}
+
+async function serve(
+  deps: FastPathDeps,
+  route: ReplayableRoute,
+  target: Target,
+  req: IncomingMessage,
+  res: ServerResponse,
+  app: RequestListener,
+): Promise<void> {
+  const started = performance.now();
+  let admission;
+  try {
+    admission = await deps.admit(route.metadata, req);
+  } catch {
+    // Admission could not decide (the database or the key manager is not answering): Express reports it.
+    return void app(req, res);
+  }
+  if (admission.problem !== undefined || admission.setCookie !== undefined) return void app(req, res);
+
+  const id = requestIdOf(req);
+  const common = [...deps.apiHeaders, ...deps.cors.headersFor(req.headers.origin), ...admissionHeaders(admission)];
+  let answer: Answer | undefined;
+  const stamp = deps.catalogue.cacheStamp();
+  if (stamp !== undefined) {
+    answer = deps.answers.lookup(target.url, stamp);
+    deps.onLookup?.(answer !== undefined);
+  }
+  if (answer === undefined) {
+    try {
+      const reply = await route.answer({ query: parseQueryString(target.query), params: target.params });
+      answer = answerOf(stamp ?? -1, reply.body, [...jsonContentType, ...reply.headers]);
+    } catch (error) {
+      setHeaders(res, common);
+      res.setHeader(headerNames.requestId, id);
+      writeProblem(res, error, { publicUrl: deps.publicUrl, logger: deps.logger });
+      return finish(deps, req, res, route, target, id, started);
+    }
+    // Kept only if no write started a new generation while it was being read.
+    if (stamp !== undefined && deps.catalogue.cacheStamp() === stamp && deps.answers.admits(target.url)) {
+      deps.answers.keep(target.url, answer);
+    }
+  }
+  const headers: string[] = [];
+  for (const [name, value] of common) headers.push(name, value);
+  for (const [name, value] of answer.headers) headers.push(name, value);
+  headers.push(headerNames.requestId, id, 'content-length', String(answer.contentLength));
+  // One writeHead with every header and nothing set before it: Node's fast path for a response.
+  res.writeHead(200, headers);
+  res.end(bodyAt(answer, deps.clock.now()));
+  finish(deps, req, res, route, target, id, started);
+}
+
+function finish(
+  deps: FastPathDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: ReplayableRoute,
+  target: Target,
+  id: string,
+  started: number,
+): void {
+  logRequest(deps.logger, {
+    reqId: id,
+    method: req.method ?? 'GET',
+    path: target.path,
+    route: route.route.path,
+    status: res.statusCode,
+    ms: performance.now() - started,
+  });
+}
