@@ -4,6 +4,7 @@ import { createApp } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { listenForMetrics } from './metrics/metrics-listener.js';
 import { answerClientErrors } from './problems.js';
 import { composeServer, openServices, warmUp } from './services.js';
 
@@ -63,6 +64,10 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   logger.info({ url: config.publicUrl, port: config.port, database: config.databaseUrl.split(':')[0] }, 'listening');
+  // Never on the public server: a socket of its own, on METRICS_HOST (loopback unless told otherwise).
+  const registry = services.metrics.registry;
+  const metricsServer = config.metrics && registry ? await listenForMetrics(registry, config.metrics) : undefined;
+  if (config.metrics) logger.info(config.metrics, 'metrics listening at /metrics');
 
   const shutdown = (signal: string) => {
     if (shuttingDown) return;
@@ -86,6 +91,9 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs + shutdownGraceMs);
     abandon.unref();
     server.close(() => {
+      // Scrapes went on while requests drained; nothing is left to count.
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
       void (async () => {
         await services.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
         await parts.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { admissionHeaders, type Admit } from '../auth/admission.js';
 import type { Clock } from '../clock.js';
 import { logRequest } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { sentJsonText } from '../routes/json-text.js';
 import type { CatalogueReads } from '../storage/interface.js';
 import { describedRoutes, type ContractRoute } from './contract-routes.js';
@@ -15,6 +16,8 @@ export interface AnswerCacheDeps {
   admit: Admit;
   catalogue: Pick<CatalogueReads, 'cacheStamp'>;
   logger: Logger;
+  /** Counts each request it answers, as the app's request logger does for the rest. */
+  metrics: Metrics;
   clock: Clock;
   isShuttingDown: () => boolean;
   /** Told of each replayable GET: answered from memory, or handed to the app. */
@@ -130,7 +133,7 @@ export class AnswerCache {
             ? answer.before
             : answer.before + new Date(this.deps.clock.now()).toISOString() + answer.after,
         );
-        logRequest(this.deps.logger, {
+        logRequest(this.deps.logger, this.deps.metrics, {
           reqId: id,
           method: 'GET',
           path: pathOf(req.url),
