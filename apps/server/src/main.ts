@@ -58,16 +58,17 @@ async function main(): Promise<void> {
   // Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle connections.
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server, config.publicUrl);
+  // Never on the public server: a socket of its own, on METRICS_HOST (loopback unless told otherwise), bound
+  // first, so a server that cannot serve its metrics never takes traffic.
+  const registry = services.metrics.registry;
+  const metricsServer = config.metrics && registry ? await listenForMetrics(registry, config.metrics) : undefined;
+  if (config.metrics) logger.info(config.metrics, 'metrics listening at /metrics');
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   logger.info({ url: config.publicUrl, port: config.port, database: config.databaseUrl.split(':')[0] }, 'listening');
-  // Never on the public server: a socket of its own, on METRICS_HOST (loopback unless told otherwise).
-  const registry = services.metrics.registry;
-  const metricsServer = config.metrics && registry ? await listenForMetrics(registry, config.metrics) : undefined;
-  if (config.metrics) logger.info(config.metrics, 'metrics listening at /metrics');
 
   const shutdown = (signal: string) => {
     if (shuttingDown) return;
