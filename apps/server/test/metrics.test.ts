@@ -42,7 +42,9 @@ interface Scraped {
 }
 
 /** The metrics listener over a test server's registry, on a loopback port of its own. */
-async function metricsPortOf(server: TestServer): Promise<{ url: string; scrape: () => Promise<Scraped>; close(): Promise<void> }> {
+async function metricsPortOf(
+  server: TestServer,
+): Promise<{ url: string; scrape: () => Promise<Scraped>; close(): Promise<void> }> {
   const registry = server.services.metrics.registry;
   if (!registry) throw new Error('metrics are off: give the test server config.metrics');
   const listener: Server = createServer(metricsListener(registry));
@@ -208,21 +210,28 @@ describe.each(testDatabases())('metrics on $database', ({ database, run }) => {
     for (const key of [good.key, revoked.key, 'rls_short']) expect(text).not.toContain(key);
   });
 
-  it.runIf(run)('serves metrics on its own port only: the public port answers /metrics with a 404 problem', async () => {
-    await expectProblem(await server.get('/metrics'), 'not-found', 404);
-    const scraped = await fetch(`${port.url}/metrics`);
-    expect(scraped.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-    const text = await scraped.text();
-    expect(text).toContain('# TYPE releases_http_requests_total counter');
-    // Node's process metrics come along (CPU, memory, event loop lag, GC).
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
-      expect(text).toContain(`\n${name} `);
-    }
-    expect(text).toMatch(/^releases_info\{version="\d+\.\d+\.\d+"\} 1$/m);
-    expect((await fetch(`${port.url}/`)).status).toBe(404);
-    expect((await fetch(`${port.url}/metrics/x`)).status).toBe(404);
-    expect((await fetch(`${port.url}/metrics`, { method: 'POST' })).status).toBe(404);
-  });
+  it.runIf(run)(
+    'serves metrics on its own port only: the public port answers /metrics with a 404 problem',
+    async () => {
+      await expectProblem(await server.get('/metrics'), 'not-found', 404);
+      const scraped = await fetch(`${port.url}/metrics`);
+      expect(scraped.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+      const text = await scraped.text();
+      expect(text).toContain('# TYPE releases_http_requests_total counter');
+      // Node's process metrics come along (CPU, memory, event loop lag, GC).
+      for (const name of [
+        'process_cpu_seconds_total',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ]) {
+        expect(text).toContain(`\n${name} `);
+      }
+      expect(text).toMatch(/^releases_info\{version="\d+\.\d+\.\d+"\} 1$/m);
+      expect((await fetch(`${port.url}/`)).status).toBe(404);
+      expect((await fetch(`${port.url}/metrics/x`)).status).toBe(404);
+      expect((await fetch(`${port.url}/metrics`, { method: 'POST' })).status).toBe(404);
+    },
+  );
 
   it.runIf(run)(
     database === 'postgres'

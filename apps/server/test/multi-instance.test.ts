@@ -221,7 +221,10 @@ describe.skipIf(missing.length > 0)('several instances behind nginx (PostgreSQL 
 
       const byInstance = async (promql: string) =>
         Object.fromEntries(
-          (await monitor!.query(promql)).map((sample) => [sample.metric.instance, Number(sample.value[1])]),
+          (await monitor!.query(promql)).map((sample): [string, number] => [
+            sample.metric.instance ?? '(none)',
+            Number(sample.value[1]),
+          ]),
         );
       // Scraped every second: the counts arrive within a few scrapes.
       await expect

@@ -52,7 +52,7 @@ export async function startPrometheus({
   const folder = mkdtempSync(path.join(tmpdir(), 'releases-prometheus-'));
   const values: Record<string, string> = {
     SCRAPE_INTERVAL: scrapeInterval,
-    TARGETS: targets.map((target) => `'${target}'`).join(', '),
+    TARGETS: `[${targets.map((target) => `'${target}'`).join(', ')}]`,
   };
   const config = path.join(folder, 'prometheus.yml');
   writeFileSync(

@@ -1,15 +1,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
 import type { PoolUse } from '../storage/interface.js';
-import type {
-  KeyVerificationResult,
-  Metrics,
-  RefusedQuota,
-  UnkeyOperation,
-  UnkeyOutcome,
-} from './metrics.js';
+import type { KeyVerificationResult, Metrics, RefusedQuota, UnkeyOperation, UnkeyOutcome } from './metrics.js';
 
 /** The `route` label of every request outside the contract (the web app, unknown paths): one value for them all. */
-export const otherRoute = 'other';
+const otherRoute = 'other';
 
 /** Request latency, in seconds: from an answer out of memory (0.5 ms) to a statement timeout's 503 (5 s). */
 const requestBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -54,7 +48,7 @@ class CellCounter<Label extends string> {
     return (value) => {
       let cell = made.get(value);
       if (cell === undefined) {
-        made.set(value, (cell = this.cell({ ...fixed, [label]: value } as Record<Label, string>)));
+        made.set(value, (cell = this.cell({ ...fixed, [label]: value })));
       }
       return cell;
     };
@@ -140,7 +134,7 @@ export class PrometheusMetrics implements Metrics {
   request(route: string | undefined, method: string, status: number, ms: number): void {
     const name = route ?? otherRoute;
     let byMethod = this.requestSeries.get(name);
-    if (byMethod === undefined) this.requestSeries.set(name, (byMethod = new Map()));
+    if (byMethod === undefined) this.requestSeries.set(name, (byMethod = new Map<string, RequestSeries>()));
     let series = byMethod.get(method);
     if (series === undefined) {
       series = { byStatus: new Map(), duration: this.durations.labels({ route: name, method }) };
