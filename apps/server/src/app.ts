@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps): App {
   Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
   sendPreserializedJson(app);
 
-  app.use(requestId, requestLogger(logger), (_req, res, next) => {
+  app.use(requestId, requestLogger(logger, deps.metrics), (_req, res, next) => {
     // While draining, each answered request also closes its connection, so shutdown need not wait for idle sockets.
     if (deps.isShuttingDown()) res.setHeader('connection', 'close');
     next();

@@ -90,10 +90,26 @@ const EnvironmentSchema = z.object({
   CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SHUTDOWN_TIMEOUT: duration.default('10s'),
   REQUEST_TIMEOUT: duration.default('30s').refine((ms) => ms > 0, 'must be more than 0'),
+  // Unset: no metrics. Set: Prometheus' text format at /metrics on this port only (SPEC §10), never the public one.
+  METRICS_PORT: z.coerce
+    .number({ invalid_type_error: 'must be a port number' })
+    .int('must be a port number')
+    .min(1, 'must be a port between 1 and 65535')
+    .max(65535, 'must be a port between 1 and 65535')
+    .optional(),
+  // Loopback by default: metrics say a lot about traffic and are for the monitoring network only.
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 /** Rules between variables. */
 const CheckedEnvironmentSchema = EnvironmentSchema.superRefine((env, context) => {
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    context.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['METRICS_PORT'],
+      message: 'must differ from PORT: metrics are never served on the public port',
+    });
+  }
   if (env.KEY_MANAGER !== 'unkey') return;
   for (const name of ['UNKEY_ROOT_KEY', 'UNKEY_API_ID'] as const) {
     if (env[name] === undefined) {
@@ -156,6 +172,8 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     cursorSecret: env.CURSOR_SECRET,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
     requestTimeoutMs: env.REQUEST_TIMEOUT,
+    /** Where Prometheus scrapes `/metrics`; undefined when metrics are off (`METRICS_PORT` unset). */
+    metrics: env.METRICS_PORT === undefined ? undefined : { host: env.METRICS_HOST, port: env.METRICS_PORT },
   };
 }
 

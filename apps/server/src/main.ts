@@ -4,6 +4,7 @@ import { createApp } from './app.js';
 import { seedOnFirstRun } from './catalogue/first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, flushLogs } from './logger.js';
+import { listenForMetrics } from './metrics/metrics-listener.js';
 import { answerClientErrors } from './problems.js';
 import { composeServer, openServices, warmUp } from './services.js';
 
@@ -57,6 +58,11 @@ async function main(): Promise<void> {
   // Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle connections.
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server, config.publicUrl);
+  // Never on the public server: a socket of its own, on METRICS_HOST (loopback unless told otherwise), bound
+  // first, so a server that cannot serve its metrics never takes traffic.
+  const registry = services.metrics.registry;
+  const metricsServer = config.metrics && registry ? await listenForMetrics(registry, config.metrics) : undefined;
+  if (config.metrics) logger.info(config.metrics, 'metrics listening at /metrics');
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -86,6 +92,9 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs + shutdownGraceMs);
     abandon.unref();
     server.close(() => {
+      // Scrapes went on while requests drained; nothing is left to count.
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
       void (async () => {
         await services.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database failed'));
         await parts.close().catch((error: unknown) => logger.error({ err: error }, 'closing redis failed'));

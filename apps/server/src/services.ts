@@ -17,6 +17,8 @@ import { fastPath } from './http/fast-path.js';
 import { securityHeaders, type SecurityHeaders } from './http/security-headers.js';
 import type { KeyManager } from './keys/key-manager.js';
 import { createKeyManager } from './keys/key-managers.js';
+import { noMetrics, type Metrics } from './metrics/metrics.js';
+import { PrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import type { CounterStore } from './rate-limit/interface.js';
 import { MemoryCounterStore } from './rate-limit/memory-counter-store.js';
@@ -44,6 +46,8 @@ export interface Services {
   accounts: AccountService;
   clock: Clock;
   cursorSecret: string;
+  /** What the server counts (SPEC §10): Prometheus' registry when `METRICS_PORT` is set, else `noMetrics`. */
+  metrics: Metrics;
   /** Closes what these services hold: the key manager's pending writes, then the database. */
   close(): Promise<void>;
 }
@@ -73,11 +77,15 @@ export async function openServices(config: Config, logger: Logger, options: Serv
   const storage = options.wrapStorage ? options.wrapStorage(opened) : opened;
   try {
     await storage.migrate();
+    const metrics = config.metrics ? new PrometheusMetrics({ version }) : noMetrics;
+    // The pool as opened (a test's wrapper need not pass it on); SQLite has none to watch.
+    if (opened.poolUse?.()) metrics.watchPool(() => opened.poolUse?.());
     const keys = createKeyManager({
       config,
       keys: storage.keys,
       clock,
       logger,
+      metrics,
       ...(options.usageFlushIntervalMs === undefined ? {} : { usageFlushIntervalMs: options.usageFlushIntervalMs }),
     });
     const sessions = new SessionService(storage.sessions, clock, config.sessions);
@@ -95,6 +103,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       accounts,
       clock,
       cursorSecret,
+      metrics,
       async close() {
         clearInterval(sweeps);
         await keys.close?.().catch((error: unknown) => logger.warn({ err: error }, 'closing the key manager failed'));
@@ -165,6 +174,7 @@ export async function composeServer(
     (redis
       ? new RedisCounterStore(redis, { prefix: 'releases:rl:', windowMs: config.rateLimits.windowMs })
       : new MemoryCounterStore(config.rateLimits.windowMs));
+  if (redis) services.metrics.watchRateLimitStore(() => redis.available);
   const cookie = new SessionCookie(config.publicUrl);
   const trust = compileTrust(config.trustProxy);
   const isShuttingDown = options.isShuttingDown ?? (() => false);
@@ -182,6 +192,7 @@ export async function composeServer(
     ownOrigin: new URL(config.publicUrl).origin,
     clientAddress: clientAddressResolver(trust),
     now: () => clock.now(),
+    metrics: services.metrics,
   });
   const cursors = new CursorCodec(services.cursorSecret);
   const reads = {
@@ -206,8 +217,10 @@ export async function composeServer(
       cors,
       publicUrl: config.publicUrl,
       logger,
+      metrics: services.metrics,
       clock,
       isShuttingDown,
+      onLookup: (hit) => services.metrics.answerCacheLookup(hit),
     }),
     openApiDocument: buildOpenApiDocument(config, version),
     isShuttingDown,

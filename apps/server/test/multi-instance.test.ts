@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { nginxBinary, startLoadBalancer, type LoadBalancer } from '../../../benc
 import { serverRoot } from '../src/config.js';
 import { postgresSchema, testPostgresUrl } from './harness.js';
 import { freePort, requireBuild, spawnServer, waitUntilListening, type ServerProcess } from './process-harness.js';
+import { prometheusBinary, prometheusVersion, startPrometheus, type Prometheus } from './prometheus-harness.js';
 
 /**
  * Two server processes (`node dist/main.js`, as docs/deploy.md runs them) on one PostgreSQL schema and one
@@ -23,8 +24,14 @@ const missing = [
   nginx ? undefined : 'nginx (apt-get install -y nginx-light)',
 ].filter(Boolean);
 if (missing.length > 0) console.warn(`Multi-instance tests skipped: they need ${missing.join(', ')}.`);
+// Prometheus watches the instances in one test; like nginx, it is run from Debian's package (CI installs it).
+const prometheus = prometheusBinary();
+if (missing.length === 0 && !prometheus) {
+  console.warn('Multi-instance metrics test skipped: it needs prometheus (RUNLEVEL=1 apt-get install -y prometheus).');
+}
 
 const cli = path.join(serverRoot, 'dist', 'cli', 'main.js');
+const deployGuide = path.join(serverRoot, '..', '..', 'docs', 'deploy.md');
 // Low enough to reach in a test; the API-key one above the polls of the revocation test.
 const limits = { anonymous: 5, apiKey: 150 };
 const password = 'a long enough password';
@@ -98,11 +105,18 @@ describe.skipIf(missing.length > 0)('several instances behind nginx (PostgreSQL 
   let balancer: LoadBalancer;
   let publicUrl: string;
   let env: Record<string, string>;
+  let monitor: Prometheus | undefined;
   const instances: ServerProcess[] = [];
   const ports: number[] = [];
+  /** Each instance's METRICS_PORT, which Prometheus scrapes. */
+  const metricsPorts: number[] = [];
 
   const startInstance = async (index: number) => {
-    const instance = await spawnServer({ ...env, PORT: String(ports[index]) });
+    const instance = await spawnServer({
+      ...env,
+      PORT: String(ports[index]),
+      METRICS_PORT: String(metricsPorts[index]),
+    });
     instances[index] = instance;
     await waitUntilListening(instance);
     return instance;
@@ -134,11 +148,19 @@ describe.skipIf(missing.length > 0)('several instances behind nginx (PostgreSQL 
     run('migrate');
     run('import', path.join(serverRoot, 'data', 'sample-catalogue.json'));
     ports.push(await freePort(), await freePort());
+    metricsPorts.push(await freePort(), await freePort());
     await Promise.all([startInstance(0), startInstance(1)]);
     balancer = await startLoadBalancer({ port: balancerPort, upstreams: ports.map((port) => `127.0.0.1:${port}`) });
+    if (prometheus) {
+      monitor = await startPrometheus({ targets: metricsPorts.map((port) => `127.0.0.1:${port}`) });
+      console.info(
+        `Multi-instance test: ${prometheusVersion(prometheus)} (${prometheus}) scrapes both instances' metrics ports every second, API at ${monitor.url}`,
+      );
+    }
   }, 120_000);
 
   afterAll(async () => {
+    await monitor?.stop();
     await balancer?.stop();
     for (const instance of instances) await instance?.kill();
     await schema?.drop();
@@ -174,6 +196,71 @@ describe.skipIf(missing.length > 0)('several instances behind nginx (PostgreSQL 
     );
     expect(answeredBy).toEqual(new Set(ports.map((port) => `127.0.0.1:${port}`)));
   });
+
+  it.runIf(prometheus)(
+    "Prometheus scrapes both instances' metrics ports and shows, through its query API, what each one served",
+    async () => {
+      // A route no other test here asks for, so the counts are this test's alone.
+      const route = '/api/v1/openapi.json';
+      const before = balancer.accessLog().length;
+      const sent = 12;
+      for (let i = 0; i < sent; i++) expect((await through(route)).status).toBe(200);
+      await expect.poll(() => balancer.accessLog().length - before, { timeout: 2_000 }).toBeGreaterThanOrEqual(sent);
+      // nginx's access log says which instance answered each request.
+      const served = new Map<string, number>();
+      for (const line of balancer.accessLog().slice(before)) {
+        const upstream = /upstream=(\S+)/.exec(line)?.[1];
+        if (upstream && line.includes(`"GET ${route} `)) served.set(upstream, (served.get(upstream) ?? 0) + 1);
+      }
+      // Prometheus' `instance` is the metrics port it scraped; each maps to one instance's public port.
+      const expected = Object.fromEntries(
+        ports.map((port, index) => [`127.0.0.1:${metricsPorts[index]}`, served.get(`127.0.0.1:${port}`) ?? 0]),
+      );
+      expect(Object.values(expected).reduce((sum, count) => sum + count, 0)).toBe(sent);
+      for (const count of Object.values(expected)) expect(count).toBeGreaterThan(0);
+
+      const byInstance = async (promql: string) =>
+        Object.fromEntries(
+          (await monitor!.query(promql)).map((sample): [string, number] => [
+            sample.metric.instance ?? '(none)',
+            Number(sample.value[1]),
+          ]),
+        );
+      // Scraped every second: the counts arrive within a few scrapes.
+      await expect
+        .poll(() => byInstance(`sum by (instance) (releases_http_requests_total{job="releases",route="${route}"})`), {
+          timeout: 15_000,
+          interval: 250,
+        })
+        .toEqual(expected);
+      expect(await byInstance('up{job="releases"}')).toEqual(
+        Object.fromEntries(metricsPorts.map((port) => [`127.0.0.1:${port}`, 1])),
+      );
+      // Both instances share one pool gauge name, each with its own connections.
+      expect(Object.keys(await byInstance('releases_db_pool_connections{state="total"}')).sort()).toEqual(
+        metricsPorts.map((port) => `127.0.0.1:${port}`).sort(),
+      );
+
+      // The queries docs/deploy.md gives operators, as written there: each is valid, and they see this traffic.
+      const documented = [...readFileSync(deployGuide, 'utf8').matchAll(/```promql\n\s*(.+?)\n\s*```/g)].map(
+        (match) => match[1]!,
+      );
+      expect(documented).toHaveLength(6);
+      const answers = await Promise.all(documented.map((promql) => monitor!.query(promql)));
+      // A rate needs two scrapes of its series; this route's is seconds old.
+      await expect
+        .poll(async () => (await monitor!.query(documented[0]!)).map((sample) => sample.metric.route), {
+          timeout: 10_000,
+          interval: 250,
+        })
+        .toContain(route);
+      const saturation = answers[5]!.map((sample) => Number(sample.value[1]));
+      expect(saturation).toHaveLength(2);
+      for (const share of saturation) expect(share).toBeGreaterThanOrEqual(0);
+      for (const share of saturation) expect(share).toBeLessThanOrEqual(1);
+    },
+    30_000,
+  );
 
   it('builds Link and problem URIs from PUBLIC_URL, and echoes the balancer request id', async () => {
     const page = await through('/api/v1/release?limit=2');

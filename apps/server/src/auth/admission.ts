@@ -1,5 +1,6 @@
 import type { RouteMetadata } from '@releases/contract';
 import type { IncomingMessage } from 'node:http';
+import type { Metrics } from '../metrics/metrics.js';
 import { HttpProblem } from '../problems.js';
 import {
   addressPartition,
@@ -49,6 +50,8 @@ export interface AdmissionDeps extends Authenticator {
   ownOrigin: string;
   clientAddress: (req: IncomingMessage) => string;
   now: () => number;
+  /** Told of each 429 a quota or the guard gives. */
+  metrics: Pick<Metrics, 'rateLimitRefusal'>;
 }
 
 const anonymous: Caller = { kind: 'anonymous' };
@@ -95,7 +98,10 @@ async function decide(deps: AdmissionDeps, route: RouteMetadata, req: IncomingMe
   const address = deps.clientAddress(req);
 
   const flooded = deps.guard.refusal(credential, address);
-  if (flooded) return { ...admission, problem: flooded };
+  if (flooded) {
+    deps.metrics.rateLimitRefusal('failed-credentials');
+    return { ...admission, problem: flooded };
+  }
 
   const challenges = challengesByAuth[route.auth];
   const verified = await verifyCredential(credential, deps, challenges);
@@ -105,6 +111,7 @@ async function decide(deps: AdmissionDeps, route: RouteMetadata, req: IncomingMe
 
   admission.quota = await countQuota(deps.quotas, route, caller, failure !== undefined, address);
   if (admission.quota?.exceeded) {
+    deps.metrics.rateLimitRefusal(admission.quota.bucket);
     return { ...admission, problem: rateLimitedProblem(admission.quota.resetSeconds, 'Too many requests.') };
   }
   if (failure) {

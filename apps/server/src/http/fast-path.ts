@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { admissionHeaders, type Admit } from '../auth/admission.js';
 import type { Clock } from '../clock.js';
 import { logRequest } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { writeProblem } from '../problems.js';
 import type { ReplayableRoute } from '../routes/replayable.js';
 import type { CatalogueReads } from '../storage/interface.js';
@@ -25,6 +26,8 @@ export interface FastPathDeps {
   cors: PublicReadCors;
   publicUrl: string;
   logger: Logger;
+  /** Counts each request it answers, as the Express request logger does for the rest. */
+  metrics: Metrics;
   clock: Clock;
   isShuttingDown: () => boolean;
   /** Told of each lookup in the answer cache. */
@@ -159,7 +162,7 @@ function finish(
   id: string,
   started: number,
 ): void {
-  logRequest(deps.logger, {
+  logRequest(deps.logger, deps.metrics, {
     reqId: id,
     method: req.method ?? 'GET',
     path: target.path,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ApiKeyStore } from '../storage/interface.js';
 import type { KeyManager } from './key-manager.js';
 import { KeyUsageRecorder } from './key-usage.js';
@@ -13,6 +14,7 @@ export interface KeyManagerDeps {
   keys: ApiKeyStore;
   clock: Clock;
   logger: Logger;
+  metrics: Metrics;
   /** How often last-use times are written (tests shorten it). */
   usageFlushIntervalMs?: number;
 }
@@ -23,6 +25,10 @@ export function createKeyManager(deps: KeyManagerDeps): KeyManager {
     (error) => deps.logger.warn({ err: error }, 'could not record API key use (will record the next one)'),
     deps.usageFlushIntervalMs,
   );
+  return countingVerifications(managerOf(deps, usage), deps.metrics);
+}
+
+function managerOf(deps: KeyManagerDeps, usage: KeyUsageRecorder): KeyManager {
   switch (deps.config.keyManager) {
     case 'local':
       return new LocalKeyManager({ keys: deps.keys, usage, clock: deps.clock, cacheTtlMs: deps.config.keyCacheTtlMs });
@@ -36,8 +42,32 @@ export function createKeyManager(deps: KeyManagerDeps): KeyManager {
         usage,
         clock: deps.clock,
         logger: deps.logger,
+        metrics: deps.metrics,
         cacheTtlMs: deps.config.keyCacheTtlMs,
       });
     }
   }
+}
+
+/** Counts every verification by its result, whichever manager verifies (SPEC §10). */
+function countingVerifications(manager: KeyManager, metrics: Metrics): KeyManager {
+  // Metrics off: the manager itself, without a step more on the API-key path.
+  if (metrics.registry === undefined) return manager;
+  return {
+    kind: manager.kind,
+    verify: (key) =>
+      manager.verify(key).then(
+        (result) => {
+          metrics.keyVerification(result.valid ? 'valid' : result.failure);
+          return result;
+        },
+        (error: unknown) => {
+          metrics.keyVerification('unavailable');
+          throw error;
+        },
+      ),
+    create: (input) => manager.create(input),
+    revoke: (id) => manager.revoke(id),
+    close: () => manager.close?.() ?? Promise.resolve(),
+  };
 }

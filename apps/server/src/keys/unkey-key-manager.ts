@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { UnkeyConfig } from '../config.js';
+import type { Metrics, UnkeyOperation, UnkeyOutcome } from '../metrics/metrics.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
 import { hashSecret, newId } from '../crypto.js';
 import { displayStart } from './api-key-format.js';
@@ -45,6 +46,8 @@ export interface UnkeyKeyManagerOptions {
   usage: KeyUsageRecorder;
   clock: Clock;
   logger: Logger;
+  /** Told how long each call to Unkey took, and how it ended. */
+  metrics: Pick<Metrics, 'unkeyCall'>;
   /** How long a positive answer is reused. Bounds how late a revocation is seen by another instance (≤ 5 s). */
   cacheTtlMs: number;
 }
@@ -319,11 +322,14 @@ export class UnkeyKeyManager implements KeyManager {
    * abort, unlike a timeout, also ends the SDK's retry loop); the race makes the bound hold whatever the SDK
    * does meanwhile.
    */
-  private async withDeadline<T>(operation: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async withDeadline<T>(operation: UnkeyOperation, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
+    const started = performance.now();
+    let outcome: UnkeyOutcome = 'error';
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
+        outcome = 'timeout';
         reject(new KeyManagerUnavailableError(`Unkey ${operation} did not answer within ${this.timeoutMs} ms.`));
         controller.abort();
       }, this.timeoutMs);
@@ -332,9 +338,12 @@ export class UnkeyKeyManager implements KeyManager {
     // Once the deadline has won, the call's own failure (aborted) is expected and nobody waits for it.
     call.catch(() => undefined);
     try {
-      return await Promise.race([call, deadline]);
+      const result = await Promise.race([call, deadline]);
+      outcome = 'ok';
+      return result;
     } finally {
       clearTimeout(timer);
+      this.options.metrics.unkeyCall(operation, outcome, performance.now() - started);
     }
   }
 

@@ -41,6 +41,11 @@ export class SharedRedis {
     client.on('error', (error: unknown) => this.unavailable(error));
   }
 
+  /** Whether counting goes to Redis now; false while requests are served without limits (read by the metrics). */
+  get available(): boolean {
+    return this.unavailableSince === undefined && this.client.isReady;
+  }
+
   /** Runs one counting against Redis, bounded in time; throws `CounterStoreUnavailableError` instead of waiting. */
   async call<T>(work: () => Promise<T>): Promise<T> {
     if (this.unavailableSince !== undefined || !this.client.isReady) {

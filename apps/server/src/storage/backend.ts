@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CompiledQuery, Kysely, RawBuilder, Transaction } from 'kysely';
 import { StorageBusyError } from './errors.js';
+import type { PoolUse } from './interface.js';
 import type { Database, ReleaseRow, TagRow } from './schema.js';
 
 /**
@@ -33,6 +34,8 @@ export interface Backend {
   readonly busyWaitMs: number;
   /** Maps a driver error to `StorageUnavailableError` when it means "the database is not answering". */
   translateError(error: unknown): unknown;
+  /** The connection pool's use (PostgreSQL); absent where there is no pool. */
+  poolUse?(): PoolUse;
   close(): Promise<void>;
 
   // --- where the two databases differ ---------------------------------------------------------------------

@@ -154,11 +154,24 @@ export interface SecretStore {
 
 // --- the whole ------------------------------------------------------------------------------------------
 
+/** A connection pool's use, read when metrics are scraped. */
+export interface PoolUse {
+  /** Connections open, busy or idle. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection: the pool is saturated while this is above 0. */
+  waiting: number;
+  /** The most connections the pool opens (`DATABASE_POOL_SIZE`). */
+  max: number;
+}
+
 export interface Storage {
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** The connection pool's use, where there is one (PostgreSQL); undefined for SQLite's two connections. */
+  poolUse?(): PoolUse | undefined;
 
   readonly catalogue: CatalogueReads;
   readonly catalogueWrites: CatalogueWrites;

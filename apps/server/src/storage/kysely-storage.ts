@@ -4,7 +4,7 @@ import { guarded, type Backend } from './backend.js';
 import { KyselyApiKeyStore } from './api-key-store.js';
 import { CatalogueCache, KyselyCatalogueReads } from './catalogue-reads.js';
 import { KyselyCatalogueWrites } from './catalogue-writes.js';
-import type { Storage } from './interface.js';
+import type { PoolUse, Storage } from './interface.js';
 export type { Backend } from './backend.js';
 import { migrationProvider } from './migrations.js';
 import { KyselySecretStore } from './secret-store.js';
@@ -54,6 +54,10 @@ export class KyselyStorage implements Storage {
     return guarded(this.backend, async () => {
       await this.backend.read(sql`select 1 as ok`.compile(this.backend.db));
     });
+  }
+
+  poolUse(): PoolUse | undefined {
+    return this.backend.poolUse?.();
   }
 
   close(): Promise<void> {

@@ -12,7 +12,7 @@ import {
 import pg from 'pg';
 import { catalogueTables, withIndexesBuiltAfter, type IndexDefinition } from './bulk-load.js';
 import { StorageRejectedTextError, StorageUnavailableError } from './errors.js';
-import type { Storage } from './interface.js';
+import type { PoolUse, Storage } from './interface.js';
 import { KyselyStorage, type Backend } from './kysely-storage.js';
 import type { Database, ReleaseRow, TagRow } from './schema.js';
 
@@ -191,6 +191,11 @@ class PostgresBackend implements Backend {
 
   isBusy(): boolean {
     return false;
+  }
+
+  poolUse(): PoolUse {
+    const { totalCount, idleCount, waitingCount, options } = this.pool;
+    return { total: totalCount, idle: idleCount, waiting: waitingCount, max: options.max ?? 10 };
   }
 
   translateError(error: unknown): unknown {
