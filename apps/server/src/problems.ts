@@ -39,7 +39,15 @@ export class HttpProblem extends Error {
     readonly detail: string,
     options: ProblemOptions = {},
   ) {
-    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    // No stack of its own: a problem is an answer, not a bug, and capturing one was most of the cost of a 429
+    // under a flood. What went wrong inside, when anything did, is its `cause`, whose stack is kept and logged.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.status = problemKinds[kind].status;
     this.errors = options.errors;
     this.headers = options.headers ?? {};

@@ -7,6 +7,7 @@ import {
   quotaHeaders,
   rateLimitedProblem,
   type CallerQuotas,
+  type QuotaCount,
   type QuotaUse,
 } from '../rate-limit/quotas.js';
 import type { Caller } from './caller.js';
@@ -55,6 +56,7 @@ export interface AdmissionDeps extends Authenticator {
 }
 
 const anonymous: Caller = { kind: 'anonymous' };
+const anonymousCaller = { caller: anonymous };
 
 /**
  * The one admission function: every request to a contract route goes through it once, whoever handles the
@@ -104,12 +106,14 @@ async function decide(deps: AdmissionDeps, route: RouteMetadata, req: IncomingMe
   }
 
   const challenges = challengesByAuth[route.auth];
-  const verified = await verifyCredential(credential, deps, challenges);
+  // Most requests carry no credential: those are decided without a promise, so an anonymous read costs none.
+  const verified = credential.kind === 'none' ? anonymousCaller : await verifyCredential(credential, deps, challenges);
   const failure = 'failure' in verified ? verified.failure : undefined;
   deps.guard.learn(credential, address, failure === undefined);
   const caller = 'caller' in verified ? verified.caller : anonymous;
 
-  admission.quota = await countQuota(deps.quotas, route, caller, failure !== undefined, address);
+  const counted = countQuota(deps.quotas, route, caller, failure !== undefined, address);
+  admission.quota = counted instanceof Promise ? await counted : counted;
   if (admission.quota?.exceeded) {
     deps.metrics.rateLimitRefusal(admission.quota.bucket);
     return { ...admission, problem: rateLimitedProblem(admission.quota.resetSeconds, 'Too many requests.') };
@@ -143,9 +147,9 @@ function countQuota(
   caller: Caller,
   failed: boolean,
   address: string,
-): Promise<QuotaUse | undefined> {
+): QuotaCount {
   const quota = route.quota ?? 'caller';
-  if (quota === 'none') return Promise.resolve(undefined);
+  if (quota === 'none') return undefined;
   if (quota === 'sign-in') return quotas.count('auth', addressPartition(address, 'auth'));
   if (failed || caller.kind === 'anonymous') return quotas.count('anonymous', addressPartition(address));
   return caller.kind === 'api-key'

@@ -11,10 +11,13 @@ export interface WindowCount {
  * instance through Redis (`redis-counter-store.ts`). Quotas (`quotas.ts`) are counted in one.
  */
 export interface CounterStore {
-  /** Counts one more hit for `key`. A shared store that cannot count throws `CounterStoreUnavailableError`. */
-  increment(key: string): Promise<WindowCount>;
+  /**
+   * Counts one more hit for `key`: at once in memory, or a promise from a shared store, which rejects with
+   * `CounterStoreUnavailableError` when it cannot count.
+   */
+  increment(key: string): WindowCount | Promise<WindowCount>;
   /** Starts `key`'s count over. */
-  reset(key: string): Promise<void>;
+  reset(key: string): void | Promise<void>;
 }
 
 /** A shared store could not count (Redis away or slow): the request is served without the limit (SPEC §4). */

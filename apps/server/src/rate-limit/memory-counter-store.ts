@@ -1,29 +1,45 @@
-import { MemoryStore, type Options } from 'express-rate-limit';
 import type { CounterStore, WindowCount } from './interface.js';
 
 /**
- * Counters in this process: express-rate-limit's own store, which keeps two generations of keys and drops
- * the older each window, so memory follows the callers of the last two windows and nothing else.
+ * Counters in this process, answered synchronously (a quota counted per request costs no promise). Keys live
+ * in two generations, as in express-rate-limit's own memory store: each window the older generation is
+ * dropped, so memory follows the callers of the last two windows and nothing else.
  */
 export class MemoryCounterStore implements CounterStore {
-  private readonly store = new MemoryStore();
+  private current = new Map<string, WindowCount>();
+  private previous = new Map<string, WindowCount>();
+  private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly windowMs: number) {
-    // The store reads only the window from the limiter's options.
-    this.store.init({ windowMs } as Options);
+  constructor(
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.timer = setInterval(() => {
+      this.previous = this.current;
+      this.current = new Map();
+    }, windowMs).unref();
   }
 
-  async increment(key: string): Promise<WindowCount> {
-    const { totalHits, resetTime } = await this.store.increment(key);
-    return { hits: totalHits, resetsAt: resetTime?.getTime() ?? Date.now() + this.windowMs };
+  increment(key: string): WindowCount {
+    const now = this.now();
+    let count = this.current.get(key);
+    if (count === undefined) {
+      count = this.previous.get(key);
+      if (count !== undefined) this.previous.delete(key);
+    }
+    if (count === undefined || count.resetsAt <= now) count = { hits: 0, resetsAt: now + this.windowMs };
+    count.hits++;
+    this.current.set(key, count);
+    return count;
   }
 
-  reset(key: string): Promise<void> {
-    return this.store.resetKey(key);
+  reset(key: string): void {
+    this.current.delete(key);
+    this.previous.delete(key);
   }
 
-  /** Stops the store's window timer. */
+  /** Stops the generation timer. */
   close(): void {
-    this.store.shutdown();
+    clearInterval(this.timer);
   }
 }

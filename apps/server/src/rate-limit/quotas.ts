@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
-import { CounterStoreUnavailableError, type CounterStore } from './interface.js';
+import { CounterStoreUnavailableError, type CounterStore, type WindowCount } from './interface.js';
 
 /**
  * The quota a request is counted against; its name is the policy's in the `RateLimit` headers. `auth` is the
@@ -23,6 +23,9 @@ export interface QuotaUse {
   /** The whole `RateLimit-Policy` value: `"<bucket>"; q=<limit>; w=<window>; pk=:<partition digest>:`. */
   policy: string;
 }
+
+/** A counted request: at once, or (a shared store) once it answers. */
+export type QuotaCount = QuotaUse | undefined | Promise<QuotaUse | undefined>;
 
 /** The partition an address is counted in: the address itself, IPv6 per /56 (express-rate-limit's rule). */
 export function addressPartition(address: string, bucket: 'anonymous' | 'auth' = 'anonymous'): string {
@@ -58,17 +61,27 @@ export class CallerQuotas {
     this.windowSeconds = Math.ceil(config.rateLimits.windowMs / 1000);
   }
 
-  /** Counts one request; undefined when a shared store could not count it (the request is not limited). */
-  async count(bucket: Bucket, partition: string): Promise<QuotaUse | undefined> {
-    let hits: number;
-    let resetsAt: number;
+  /**
+   * Counts one request; undefined when a shared store could not count it (the request is not limited). At once
+   * when the store is this process's memory; a promise when it is shared.
+   */
+  count(bucket: Bucket, partition: string): QuotaCount {
+    let counted: WindowCount | Promise<WindowCount>;
     try {
-      ({ hits, resetsAt } = await this.store.increment(partition));
+      counted = this.store.increment(partition);
     } catch (error) {
-      if (error instanceof CounterStoreUnavailableError) return undefined;
-      this.logger.error({ err: error }, 'rate limiter error');
-      return undefined;
+      return this.uncounted(error);
     }
+    if (counted instanceof Promise) {
+      return counted.then(
+        (count) => this.use(bucket, partition, count),
+        (error: unknown) => this.uncounted(error),
+      );
+    }
+    return this.use(bucket, partition, counted);
+  }
+
+  private use(bucket: Bucket, partition: string, { hits, resetsAt }: WindowCount): QuotaUse {
     const limit = this.limits[bucket];
     return {
       bucket,
@@ -77,6 +90,11 @@ export class CallerQuotas {
       exceeded: hits > limit,
       policy: this.policy(bucket, partition),
     };
+  }
+
+  private uncounted(error: unknown): undefined {
+    if (!(error instanceof CounterStoreUnavailableError)) this.logger.error({ err: error }, 'rate limiter error');
+    return undefined;
   }
 
   private policy(bucket: Bucket, partition: string): string {
