@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig, type ProxyOptions } from 'vite';
+import { precompress } from './precompress.js';
 
 /** Where `pnpm dev` finds the API: the server started beside Vite (`PORT`, 3000 by default). */
 const apiTarget = process.env.RELEASES_API_URL ?? `http://localhost:${process.env.PORT ?? '3000'}`;
@@ -41,7 +42,7 @@ export default defineConfig(({ command, mode }) => {
   // `NODE_ENV=development vite build --mode development`.
   if (command === 'build' && mode === 'production') process.env.NODE_ENV = 'production';
   return {
-    plugins: [react()],
+    plugins: [react(), precompress()],
     server: { port: webPort, strictPort: true, proxy },
     build: {
       target: 'es2022',

@@ -3,6 +3,7 @@ import { contract } from '@releases/contract';
 import { initServer, createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
+import { responseCompression } from './http/compression.js';
 import { publicReadPaths } from './http/cors.js';
 import { docsAssets } from './http/docs-assets.js';
 import { parseQueryString } from './http/query-string.js';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): App {
     if (deps.isShuttingDown()) res.setHeader('connection', 'close');
     next();
   });
+  app.use(responseCompression());
   app.use(deps.securityHeaders.middleware);
   app.use(publicReadPaths(), deps.cors.middleware);
 

@@ -80,6 +80,8 @@ export interface TestServerOptions {
   database?: 'sqlite' | 'postgres';
   /** Where the server's log lines go, at `trace` level (default: nowhere). */
   logDestination?: DestinationStream;
+  /** The built web app's folder (`apps/web/dist` by default). */
+  webAppRoot?: string;
   /** The server's logger itself (silent by default), when a test needs its own level or destination. */
   logger?: Logger;
 }
@@ -156,7 +158,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.catalogueWrites.upsertReleases(releases, new Date(clock.now()));
   const parts = await composeServer(services, logger, options.counters ? { counters: options.counters } : {});
-  httpServer.on('request', createApp({ ...services, ...parts, logger }).listener);
+  httpServer.on(
+    'request',
+    createApp({ ...services, ...parts, logger, ...(options.webAppRoot ? { webAppRoot: options.webAppRoot } : {}) })
+      .listener,
+  );
   answerClientErrors(httpServer, baseUrl);
 
   const send: TestServer['send'] = (method, pathAndQuery, body, init = {}) =>

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { Coding, CompressedPrefix } from './compression.js';
 import { FrequencySketch } from './frequency-sketch.js';
 
 /**
@@ -15,6 +16,11 @@ export interface Answer {
   /** What follows the time in the body; empty when the body has no `generated_at`. */
   after: string;
   contentLength: number;
+  /**
+   * `before`, compressed once per coding when first asked for in it (`compression.ts`); each response then
+   * appends its own time and closing braces uncompressed.
+   */
+  compressed: Partial<Record<Coding, CompressedPrefix>>;
 }
 
 /** `generated_at` is always `YYYY-MM-DDTHH:mm:ss.sssZ`: 24 ASCII characters, the last member of `data`. */
@@ -29,12 +35,17 @@ export function answerOf(stamp: number, body: string, headers: Answer['headers']
     at !== -1 && body.length === end + 3 && body.endsWith('"}}')
       ? { before: body.slice(0, at + generatedAtKey.length), after: body.slice(end) }
       : { before: body, after: '' };
-  return { stamp, headers, ...split, contentLength: Buffer.byteLength(body) };
+  return { stamp, headers, ...split, contentLength: Buffer.byteLength(body), compressed: {} };
 }
 
 /** The body of an answer given at `now`. */
 export function bodyAt(answer: Answer, now: number): string {
-  return answer.after === '' ? answer.before : answer.before + new Date(now).toISOString() + answer.after;
+  return answer.before + endingAt(answer, now);
+}
+
+/** What follows `before` in the body of an answer given at `now`. */
+export function endingAt(answer: Answer, now: number): string {
+  return answer.after === '' ? '' : new Date(now).toISOString() + answer.after;
 }
 
 export interface AnswerCacheLimits {
@@ -63,6 +74,8 @@ export class AnswerCache {
     this.answers = new LRUCache<string, Answer>({
       max: limits.maxAnswers,
       maxSize: limits.maxChars,
+      // Counted uncompressed: the compressed forms it may gain later are a fraction of that (a sixth to a tenth
+      // of JSON, measured), so the bound holds within about a third.
       sizeCalculation: (answer, key) => answer.before.length + answer.after.length + key.length,
     });
     this.frequencies = new FrequencySketch(limits.maxAnswers);

@@ -8,7 +8,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import { writeProblem } from '../problems.js';
 import type { ReplayableRoute } from '../routes/replayable.js';
 import type { CatalogueReads } from '../storage/interface.js';
-import { answerOf, bodyAt, type Answer, type AnswerCache } from './answer-cache.js';
+import { answerOf, endingAt, type Answer, type AnswerCache } from './answer-cache.js';
+import { codingFor, completed, compressPrefix, minCompressedBytes } from './compression.js';
 import type { PublicReadCors } from './cors.js';
 import { parseQueryString } from './query-string.js';
 import { requestIdOf } from './request-id.js';
@@ -144,12 +145,28 @@ async function serve(
     }
   }
   const headers: string[] = [];
-  for (const [name, value] of common) headers.push(name, value);
+  let vary = 'Accept-Encoding';
+  for (const [name, value] of common) {
+    if (name === 'vary') vary = `${value}, ${vary}`;
+    else headers.push(name, value);
+  }
   for (const [name, value] of answer.headers) headers.push(name, value);
-  headers.push(headerNames.requestId, id, 'content-length', String(answer.contentLength));
-  // One writeHead with every header and nothing set before it: Node's fast path for a response.
-  res.writeHead(200, headers);
-  res.end(bodyAt(answer, deps.clock.now()));
+  headers.push('vary', vary, headerNames.requestId, id);
+  const ending = endingAt(answer, deps.clock.now());
+  const coding = answer.contentLength >= minCompressedBytes ? codingFor(req.headers['accept-encoding']) : undefined;
+  if (coding === undefined) {
+    headers.push('content-length', String(answer.contentLength));
+    // One writeHead with every header and nothing set before it: Node's fast path for a response.
+    res.writeHead(200, headers);
+    res.end(answer.before + ending);
+  } else {
+    // The beginning is compressed once per kept answer (and once for an answer not kept); the ending per response.
+    const prefix = (answer.compressed[coding] ??= compressPrefix(coding, answer.before));
+    const body = Buffer.concat(completed(prefix, ending));
+    headers.push('content-encoding', coding, 'content-length', String(body.length));
+    res.writeHead(200, headers);
+    res.end(body);
+  }
   finish(deps, req, res, route, target, id, started);
 }
 

@@ -1,9 +1,12 @@
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { apiPaths, webAppPaths } from '@releases/contract';
 import express, { type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import { serverRoot } from '../config.js';
 import { HttpProblem } from '../problems.js';
+import { codingFor, type Coding } from './compression.js';
+import vary from 'vary';
 
 /** Where `pnpm build` puts the web app (`apps/web/dist`), found from this package, not from the cwd. */
 const webAppRoot = path.resolve(serverRoot, '..', 'web', 'dist');
@@ -42,6 +45,7 @@ export function webApp(root: string = webAppRoot): Router {
   const router = express.Router();
   const index = path.join(root, 'index.html');
 
+  router.use(precompressedFiles(root));
   router.use(
     '/assets',
     express.static(path.join(root, 'assets'), { index: false, redirect: false, maxAge: '1y', immutable: true }),
@@ -68,6 +72,49 @@ export function webApp(root: string = webAppRoot): Router {
     });
   });
   return router;
+}
+
+/** The codings of which the build left a copy beside a file (`file.br`, `file.gz`), by the file's URL path. */
+function precompressedVariants(root: string): Map<string, Set<Coding>> {
+  const variants = new Map<string, Set<Coding>>();
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const file = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(file);
+      const coding = entry.name.endsWith('.br') ? 'br' : entry.name.endsWith('.gz') ? 'gzip' : undefined;
+      if (coding === undefined) continue;
+      const urlPath = `/${path.relative(root, file).slice(0, -3).split(path.sep).join('/')}`;
+      let codings = variants.get(urlPath);
+      if (!codings) variants.set(urlPath, (codings = new Set()));
+      codings.add(coding);
+    }
+  };
+  if (existsSync(root)) walk(root);
+  return variants;
+}
+
+/**
+ * Files the build compressed (apps/web/precompress.ts: Brotli 11 and gzip 9) are sent compressed as they
+ * are, by `Accept-Encoding`: nothing static is compressed per request. The request is pointed at the
+ * compressed copy, which `express.static` then serves with the original's type and caching.
+ */
+function precompressedFiles(root: string): RequestHandler {
+  const variants = precompressedVariants(root);
+  const extensions: Record<Coding, string> = { br: '.br', gzip: '.gz' };
+  return (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const available = variants.get(req.path);
+    if (available === undefined) return next();
+    vary(res, 'Accept-Encoding');
+    const coding = codingFor(req.headers['accept-encoding']);
+    if (coding === undefined || !available.has(coding)) return next();
+    res.setHeader('content-encoding', coding);
+    res.type(path.extname(req.path));
+    const query = req.url.indexOf('?');
+    req.url =
+      query === -1 ? req.url + extensions[coding] : req.url.slice(0, query) + extensions[coding] + req.url.slice(query);
+    next();
+  };
 }
 
 /**
