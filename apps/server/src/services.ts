@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { AccountService } from './auth/accounts.js';
 import { createAdmission, type Admit } from './auth/admission.js';
 import { FailedCredentialGuard } from './auth/failed-credentials.js';
+import { PasswordPolicy } from './auth/password-policy.js';
+import { PasswordResets } from './auth/password-resets.js';
 import { prepareDecoyPassword } from './auth/passwords.js';
 import { SessionCookie } from './auth/session-cookie.js';
 import { SessionService } from './auth/sessions.js';
@@ -13,11 +15,18 @@ import { AnswerCache } from './http/answer-cache.js';
 import { clientAddressResolver, compileTrust, type TrustRule } from './http/client-address.js';
 import type { KeyManager } from './keys/key-manager.js';
 import { createKeyManager } from './keys/key-managers.js';
+import { SmtpMailer, type Mailer } from './mail/mailer.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import type { CounterStore } from './rate-limit/interface.js';
 import { MemoryCounterStore } from './rate-limit/memory-counter-store.js';
 import { CallerQuotas } from './rate-limit/quotas.js';
-import { openSharedRedis, RedisCounterStore } from './rate-limit/redis-counter-store.js';
+import { openSharedRedis, RedisCounterStore, type SharedRedis } from './rate-limit/redis-counter-store.js';
+import {
+  failureStoreWindowMs,
+  SignInThrottle,
+  turnStoreWindowMs,
+  type SignInThrottleStores,
+} from './rate-limit/sign-in-throttle.js';
 import { openStorage } from './storage/index.js';
 import type { Storage } from './storage/interface.js';
 
@@ -35,9 +44,11 @@ export interface Services {
   keys: KeyManager;
   sessions: SessionService;
   accounts: AccountService;
+  /** Password reset by mail; its mail goes out after the request that asked is answered. */
+  resets: PasswordResets;
   clock: Clock;
   cursorSecret: string;
-  /** Closes what these services hold: the key manager's pending writes, then the database. */
+  /** Closes what these services hold: resets being sent, the key manager's pending writes, then the database. */
   close(): Promise<void>;
 }
 
@@ -74,7 +85,26 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       ...(options.usageFlushIntervalMs === undefined ? {} : { usageFlushIntervalMs: options.usageFlushIntervalMs }),
     });
     const sessions = new SessionService(storage.sessions, clock, config.sessions);
-    const accounts = new AccountService(storage.accounts, sessions, clock);
+    const accounts = new AccountService({
+      accounts: storage.accounts,
+      sessions,
+      keys,
+      keyStore: storage.keys,
+      policy: PasswordPolicy.load(),
+      clock,
+    });
+    const mailer: Mailer | undefined = config.smtp ? new SmtpMailer(config.smtp) : undefined;
+    const resets = new PasswordResets({
+      users: storage.accounts,
+      resets: storage.passwordResets,
+      accounts,
+      sessions,
+      mailer,
+      publicUrl: config.publicUrl,
+      environment: config.env,
+      clock,
+      logger,
+    });
     const cursorSecret = config.cursorSecret ?? (await storage.secrets.serverSecret('cursor'));
     const sweeps =
       options.sessionSweepIntervalMs === undefined
@@ -86,10 +116,13 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       keys,
       sessions,
       accounts,
+      resets,
       clock,
       cursorSecret,
       async close() {
         clearInterval(sweeps);
+        await resets.settled();
+        mailer?.close();
         await keys.close?.().catch((error: unknown) => logger.warn({ err: error }, 'closing the key manager failed'));
         await opened.close();
       },
@@ -124,6 +157,8 @@ export interface ServerParts {
   /** `TRUST_PROXY`, compiled: Express and `admit` resolve the client address by the same rule. */
   trust: TrustRule;
   answers: AnswerCache;
+  /** The per-account sign-in throttle (SPEC §3.7), counted where the quotas are. */
+  throttle: SignInThrottle;
   openApiDocument: OpenApiDocument;
   isShuttingDown: () => boolean;
   /** Releases what these parts hold (the shared Redis connection). */
@@ -138,6 +173,8 @@ export interface ServerOptions {
    * open), else this process's memory. Tests pass a Redis store of their own (a key prefix per test).
    */
   counters?: CounterStore;
+  /** Where the sign-in throttle counts; by default where the quotas do (Redis or memory). */
+  throttleStores?: SignInThrottleStores;
 }
 
 /** Builds the HTTP server's parts over the services: quotas, the guard, the cookie, cursors, admission, caches. */
@@ -154,6 +191,7 @@ export async function composeServer(
     (redis
       ? new RedisCounterStore(redis, { prefix: 'releases:rl:', windowMs: config.rateLimits.windowMs })
       : new MemoryCounterStore(config.rateLimits.windowMs));
+  const throttleStores = options.throttleStores ?? signInThrottleStores(redis);
   const cookie = new SessionCookie(config.publicUrl);
   const trust = compileTrust(config.trustProxy);
   const isShuttingDown = options.isShuttingDown ?? (() => false);
@@ -178,13 +216,26 @@ export async function composeServer(
     admit,
     trust,
     answers: new AnswerCache({ admit, catalogue: services.storage.catalogue, logger, clock, isShuttingDown }),
+    throttle: new SignInThrottle(throttleStores, clock, logger),
     openApiDocument: buildOpenApiDocument(config, version),
     isShuttingDown,
     async close() {
-      if (counters instanceof MemoryCounterStore) counters.close();
+      for (const store of [counters, throttleStores.failures, throttleStores.turns]) {
+        if (store instanceof MemoryCounterStore) store.close();
+      }
       await redis?.close();
     },
   };
+}
+
+/** The sign-in throttle's counters: in Redis beside the quotas' when it is shared, else in this process. */
+function signInThrottleStores(redis: SharedRedis | undefined): SignInThrottleStores {
+  return redis
+    ? {
+        failures: new RedisCounterStore(redis, { prefix: 'releases:signin-failures:', windowMs: failureStoreWindowMs }),
+        turns: new RedisCounterStore(redis, { prefix: 'releases:signin-turns:', windowMs: turnStoreWindowMs }),
+      }
+    : { failures: new MemoryCounterStore(failureStoreWindowMs), turns: new MemoryCounterStore(turnStoreWindowMs) };
 }
 
 /** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */

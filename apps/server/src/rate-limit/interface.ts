@@ -13,6 +13,8 @@ export interface WindowCount {
 export interface CounterStore {
   /** Counts one more hit for `key`. A shared store that cannot count throws `CounterStoreUnavailableError`. */
   increment(key: string): Promise<WindowCount>;
+  /** `key`'s count in its current window without counting a hit; undefined when it has none. */
+  get(key: string): Promise<WindowCount | undefined>;
   /** Starts `key`'s count over. */
   reset(key: string): Promise<void>;
 }

@@ -18,6 +18,12 @@ export class MemoryCounterStore implements CounterStore {
     return { hits: totalHits, resetsAt: resetTime?.getTime() ?? Date.now() + this.windowMs };
   }
 
+  async get(key: string): Promise<WindowCount | undefined> {
+    const info = await this.store.get(key);
+    if (!info) return undefined;
+    return { hits: info.totalHits, resetsAt: info.resetTime?.getTime() ?? Date.now() + this.windowMs };
+  }
+
   reset(key: string): Promise<void> {
     return this.store.resetKey(key);
   }

@@ -165,6 +165,13 @@ export class RedisCounterStore implements CounterStore {
     });
   }
 
+  get(key: string): Promise<WindowCount | undefined> {
+    return this.redis.call(async () => {
+      const info = await this.store.get(key);
+      return info ? { hits: info.totalHits, resetsAt: info.resetTime?.getTime() ?? Date.now() } : undefined;
+    });
+  }
+
   reset(key: string): Promise<void> {
     return this.redis.call(() => this.store.resetKey(key));
   }
