@@ -172,7 +172,10 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     trustProxy: env.TRUST_PROXY,
     cursorSecret: env.CURSOR_SECRET,
     // Present only when mail can go out; `url` may hold the SMTP password: never log it.
-    smtp: env.SMTP_URL !== undefined && env.MAIL_FROM !== undefined ? { url: env.SMTP_URL, from: env.MAIL_FROM } : undefined,
+    smtp:
+      env.SMTP_URL !== undefined && env.MAIL_FROM !== undefined
+        ? { url: env.SMTP_URL, from: env.MAIL_FROM }
+        : undefined,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
     requestTimeoutMs: env.REQUEST_TIMEOUT,
   };

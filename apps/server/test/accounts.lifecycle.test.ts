@@ -322,7 +322,8 @@ describe.each(testDatabases())('the account lifecycle ($database)', ({ database,
 
       // Single use.
       const again = await expectProblem(await confirmReset(token, 'and yet another one'), 'invalid-request', 400);
-      expect(again.errors).toEqual([{ pointer: '/token', detail: expect.stringMatching(/not a valid reset token/) }]);
+      expect(again.errors?.map((error) => error.pointer)).toEqual(['/token']);
+      expect(again.errors?.[0]?.detail).toMatch(/not a valid reset token/);
       expect((await server.rows('password_resets')).filter((row) => row.user_id === account.userId)).toEqual([]);
     });
 

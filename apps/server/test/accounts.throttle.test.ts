@@ -189,7 +189,7 @@ describe.each(testDatabases())(
     beforeAll(async () => {
       if (!runs) return;
       const redis = await openRedisThrottleStores(redisUrl!, createLogger('silent'));
-      closeRedis = redis.close;
+      closeRedis = () => redis.close();
       first = await startTestServer({
         database,
         releases: 'none',

@@ -170,7 +170,9 @@ export const ActiveSessionSchema = z.object({
     .string()
     .max(limits.maxIdLength)
     .regex(sessionIdPattern)
-    .describe('Stable identifier, prefixed `ses_`, what `DELETE /api/v1/auth/sessions/{id}` takes. Not derived from the token.'),
+    .describe(
+      'Stable identifier, prefixed `ses_`, what `DELETE /api/v1/auth/sessions/{id}` takes. Not derived from the token.',
+    ),
   created_at: isoTimestamp.describe('When signing in (or up) started it.'),
   last_used_at: isoTimestamp.describe('When it was last used; updated at most once a minute.'),
   expires_at: isoTimestamp.describe('When it ends unless used: the earlier of the idle and absolute expiry.'),

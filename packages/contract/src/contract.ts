@@ -190,8 +190,7 @@ export const contract = c.router(
         method: 'POST',
         path: apiPaths.login,
         summary: 'Sign in',
-        description:
-          `Starts a new session: the response carries the session token (for \`Authorization: Bearer\`) and sets the session cookie. An unknown email and a wrong password get the same 401. After ${signInThrottle.failures} failed sign-ins to one email within ${signInThrottle.windowMinutes} minutes, sign-ins to it are allowed once a minute, from any address (429 with \`Retry-After\` otherwise), until one succeeds or the password is reset.`,
+        description: `Starts a new session: the response carries the session token (for \`Authorization: Bearer\`) and sets the session cookie. An unknown email and a wrong password get the same 401. After ${signInThrottle.failures} failed sign-ins to one email within ${signInThrottle.windowMinutes} minutes, sign-ins to it are allowed once a minute, from any address (429 with \`Retry-After\` otherwise), until one succeeds or the password is reset.`,
         body: LoginSchema,
         responses: {
           200: AuthResponseSchema,

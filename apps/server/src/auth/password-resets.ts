@@ -88,7 +88,10 @@ export class PasswordResets {
       await this.deps.mailer.send(passwordResetMail(user.email, link));
     } else if (this.deps.environment !== 'production') {
       // Development without a mail server: this line is the only place the link appears.
-      this.deps.logger.info({ userId: user.id, resetLink: link }, 'password reset link (SMTP_URL is not set: not mailed)');
+      this.deps.logger.info(
+        { userId: user.id, resetLink: link },
+        'password reset link (SMTP_URL is not set: not mailed)',
+      );
     } else {
       this.deps.logger.warn(
         { userId: user.id },

@@ -1,8 +1,7 @@
 import { limits } from '@releases/contract';
 import type { Mail } from './mailer.js';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /**
  * The password reset mail (SPEC §3.7): the link, how long it works, and that it can be ignored. The link's
@@ -19,7 +18,7 @@ export function passwordResetMail(to: string, link: string): Mail {
     '',
     `It works once, for ${minutes} minutes. Setting a new password signs you out everywhere.`,
     '',
-    "If you did not ask for this, you can ignore this mail: your password stays as it is, and the link expires by itself.",
+    'If you did not ask for this, you can ignore this mail: your password stays as it is, and the link expires by itself.',
     '',
   ].join('\n');
   const href = escapeHtml(link);

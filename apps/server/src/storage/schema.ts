@@ -81,7 +81,7 @@ export interface SessionsTable {
 }
 
 /** At most one pending password reset per user: a newer request replaces the older (SPEC §3.7). */
-export interface PasswordResetsTable {
+interface PasswordResetsTable {
   user_id: string;
   /** SHA-256 of the token; the token itself is only ever in the mail. */
   token_hash: string;

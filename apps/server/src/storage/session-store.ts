@@ -41,7 +41,8 @@ export async function deleteSessionsIn(
   ending: EndingSessions,
 ): Promise<number> {
   let query = trx.deleteFrom('sessions').where('user_id', '=', userId);
-  if (which !== 'all') query = 'only' in which ? query.where('id', '=', which.only) : query.where('id', '!=', which.allBut);
+  if (which !== 'all')
+    query = 'only' in which ? query.where('id', '=', which.only) : query.where('id', '!=', which.allBut);
   const rows = await query.returning(['id', 'token_hash']).execute();
   ending(rows.map((row) => ({ id: row.id, tokenHash: row.token_hash })));
   return rows.length;

@@ -55,7 +55,9 @@ async function accountOf(services: Services, args: CommandArgs, command: string)
   if (option === undefined) throw new UsageError(text`users ${command} needs --email E`);
   const parsed = EmailSchema.safeParse(option);
   if (!parsed.success) {
-    throw new UsageError(text`--email takes an email address (${parsed.error.issues[0]?.message ?? ''}); got "${option}"`);
+    throw new UsageError(
+      text`--email takes an email address (${parsed.error.issues[0]?.message ?? ''}); got "${option}"`,
+    );
   }
   const user = await services.storage.accounts.findUserByEmail(parsed.data);
   if (!user) throw new UsageError(text`no user with the email ${parsed.data}`);
