@@ -76,6 +76,8 @@ export function createApp(deps: AppDeps): App {
         accounts: deps.accounts,
         users: storage.accounts,
         sessions: deps.sessions,
+        resets: deps.resets,
+        throttle: deps.throttle,
         cookie: deps.cookie,
         clock,
       }),

@@ -88,6 +88,20 @@ const EnvironmentSchema = z.object({
       return /^\d+$/.test(value) ? Number(value) : value;
     }),
   CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // nodemailer reads everything from it: host, port, credentials (a secret: never logged), TLS, options.
+  SMTP_URL: z
+    .string()
+    .url('must be a URL such as smtp://user:password@mail.example.com:587')
+    .refine((value) => /^smtps?:\/\//i.test(value), 'must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z
+    .string()
+    .regex(
+      // eslint-disable-next-line no-control-regex -- no control characters (a newline would forge mail headers)
+      /^(?:[^\u0000-\u001f<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/,
+      'must be an address such as no-reply@example.com or "Releases <no-reply@example.com>"',
+    )
+    .optional(),
   SHUTDOWN_TIMEOUT: duration.default('10s'),
   REQUEST_TIMEOUT: duration.default('30s').refine((ms) => ms > 0, 'must be more than 0'),
   // Unset: no metrics. Set: Prometheus' text format at /metrics on this port only (SPEC §10), never the public one.
@@ -109,6 +123,9 @@ const CheckedEnvironmentSchema = EnvironmentSchema.superRefine((env, context) =>
       path: ['METRICS_PORT'],
       message: 'must differ from PORT: metrics are never served on the public port',
     });
+  }
+  if (env.SMTP_URL !== undefined && env.MAIL_FROM === undefined) {
+    context.addIssue({ code: z.ZodIssueCode.custom, path: ['MAIL_FROM'], message: 'is required when SMTP_URL is set' });
   }
   if (env.KEY_MANAGER !== 'unkey') return;
   for (const name of ['UNKEY_ROOT_KEY', 'UNKEY_API_ID'] as const) {
@@ -170,6 +187,11 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     corsOrigins: env.CORS_ORIGINS,
     trustProxy: env.TRUST_PROXY,
     cursorSecret: env.CURSOR_SECRET,
+    // Present only when mail can go out; `url` may hold the SMTP password: never log it.
+    smtp:
+      env.SMTP_URL !== undefined && env.MAIL_FROM !== undefined
+        ? { url: env.SMTP_URL, from: env.MAIL_FROM }
+        : undefined,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT,
     requestTimeoutMs: env.REQUEST_TIMEOUT,
     /** Where Prometheus scrapes `/metrics`; undefined when metrics are off (`METRICS_PORT` unset). */

@@ -111,6 +111,12 @@ export function validationProblem(error: ZodError, location: IssueLocation): Htt
   return new HttpProblem('invalid-request', summarizeErrors(errors), { errors });
 }
 
+/** A 400 about one body field that the server judged beyond its schema, worded like the schema's own. */
+export function fieldProblem(pointer: string, detail: string): HttpProblem {
+  const errors: ProblemError[] = [{ pointer, detail }];
+  return new HttpProblem('invalid-request', summarizeErrors(errors), { errors });
+}
+
 interface BodyParserError {
   type: string;
   status?: number;

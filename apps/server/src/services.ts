@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { AccountService } from './auth/accounts.js';
 import { createAdmission, type Admit } from './auth/admission.js';
 import { FailedCredentialGuard } from './auth/failed-credentials.js';
+import { PasswordPolicy } from './auth/password-policy.js';
+import { PasswordResets } from './auth/password-resets.js';
 import { prepareDecoyPassword } from './auth/passwords.js';
 import { SessionCookie } from './auth/session-cookie.js';
 import { SessionService } from './auth/sessions.js';
@@ -19,14 +21,21 @@ import type { KeyManager } from './keys/key-manager.js';
 import { createKeyManager } from './keys/key-managers.js';
 import { noMetrics, type Metrics } from './metrics/metrics.js';
 import { PrometheusMetrics } from './metrics/prometheus-metrics.js';
+import { SmtpMailer, type Mailer } from './mail/mailer.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import type { CounterStore } from './rate-limit/interface.js';
 import { MemoryCounterStore } from './rate-limit/memory-counter-store.js';
 import { CallerQuotas } from './rate-limit/quotas.js';
-import { openSharedRedis, RedisCounterStore } from './rate-limit/redis-counter-store.js';
+import { openSharedRedis, RedisCounterStore, type SharedRedis } from './rate-limit/redis-counter-store.js';
 import { facetsReads, type FacetsReads } from './routes/facets.js';
 import { releaseReads, type ReleaseReads } from './routes/release.js';
 import { replayableRoutes } from './routes/replayable.js';
+import {
+  failureStoreWindowMs,
+  SignInThrottle,
+  turnStoreWindowMs,
+  type SignInThrottleStores,
+} from './rate-limit/sign-in-throttle.js';
 import { openStorage } from './storage/index.js';
 import type { Storage } from './storage/interface.js';
 
@@ -44,11 +53,13 @@ export interface Services {
   keys: KeyManager;
   sessions: SessionService;
   accounts: AccountService;
+  /** Password reset by mail; its mail goes out after the request that asked is answered. */
+  resets: PasswordResets;
   clock: Clock;
   cursorSecret: string;
   /** What the server counts (SPEC §10): Prometheus' registry when `METRICS_PORT` is set, else `noMetrics`. */
   metrics: Metrics;
-  /** Closes what these services hold: the key manager's pending writes, then the database. */
+  /** Closes what these services hold: resets being sent, the key manager's pending writes, then the database. */
   close(): Promise<void>;
 }
 
@@ -89,7 +100,26 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       ...(options.usageFlushIntervalMs === undefined ? {} : { usageFlushIntervalMs: options.usageFlushIntervalMs }),
     });
     const sessions = new SessionService(storage.sessions, clock, config.sessions);
-    const accounts = new AccountService(storage.accounts, sessions, clock);
+    const accounts = new AccountService({
+      accounts: storage.accounts,
+      sessions,
+      keys,
+      keyStore: storage.keys,
+      policy: PasswordPolicy.load(),
+      clock,
+    });
+    const mailer: Mailer | undefined = config.smtp ? new SmtpMailer(config.smtp) : undefined;
+    const resets = new PasswordResets({
+      users: storage.accounts,
+      resets: storage.passwordResets,
+      accounts,
+      sessions,
+      mailer,
+      publicUrl: config.publicUrl,
+      environment: config.env,
+      clock,
+      logger,
+    });
     const cursorSecret = config.cursorSecret ?? (await storage.secrets.serverSecret('cursor'));
     const sweeps =
       options.sessionSweepIntervalMs === undefined
@@ -101,11 +131,14 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       keys,
       sessions,
       accounts,
+      resets,
       clock,
       cursorSecret,
       metrics,
       async close() {
         clearInterval(sweeps);
+        await resets.settled();
+        mailer?.close();
         await keys.close?.().catch((error: unknown) => logger.warn({ err: error }, 'closing the key manager failed'));
         await opened.close();
       },
@@ -144,6 +177,8 @@ export interface ServerParts {
   cors: PublicReadCors;
   /** The public reads' path ahead of Express (`http/fast-path.ts`), with its answer cache. */
   fastPath: (app: RequestListener) => RequestListener;
+  /** The per-account sign-in throttle (SPEC §3.7), counted where the quotas are. */
+  throttle: SignInThrottle;
   openApiDocument: OpenApiDocument;
   isShuttingDown: () => boolean;
   /** Releases what these parts hold (the shared Redis connection). */
@@ -158,6 +193,8 @@ export interface ServerOptions {
    * open), else this process's memory. Tests pass a Redis store of their own (a key prefix per test).
    */
   counters?: CounterStore;
+  /** Where the sign-in throttle counts; by default where the quotas do (Redis or memory). */
+  throttleStores?: SignInThrottleStores;
 }
 
 /** Builds the HTTP server's parts over the services: quotas, the guard, the cookie, cursors, admission, caches. */
@@ -175,6 +212,7 @@ export async function composeServer(
       ? new RedisCounterStore(redis, { prefix: 'releases:rl:', windowMs: config.rateLimits.windowMs })
       : new MemoryCounterStore(config.rateLimits.windowMs));
   if (redis) services.metrics.watchRateLimitStore(() => redis.available);
+  const throttleStores = options.throttleStores ?? signInThrottleStores(redis);
   const cookie = new SessionCookie(config.publicUrl);
   const trust = compileTrust(config.trustProxy);
   const isShuttingDown = options.isShuttingDown ?? (() => false);
@@ -222,13 +260,26 @@ export async function composeServer(
       isShuttingDown,
       onLookup: (hit) => services.metrics.answerCacheLookup(hit),
     }),
+    throttle: new SignInThrottle(throttleStores, clock, logger),
     openApiDocument: buildOpenApiDocument(config, version),
     isShuttingDown,
     async close() {
-      if (counters instanceof MemoryCounterStore) counters.close();
+      for (const store of [counters, throttleStores.failures, throttleStores.turns]) {
+        if (store instanceof MemoryCounterStore) store.close();
+      }
       await redis?.close();
     },
   };
+}
+
+/** The sign-in throttle's counters: in Redis beside the quotas' when it is shared, else in this process. */
+function signInThrottleStores(redis: SharedRedis | undefined): SignInThrottleStores {
+  return redis
+    ? {
+        failures: new RedisCounterStore(redis, { prefix: 'releases:signin-failures:', windowMs: failureStoreWindowMs }),
+        turns: new RedisCounterStore(redis, { prefix: 'releases:signin-turns:', windowMs: turnStoreWindowMs }),
+      }
+    : { failures: new MemoryCounterStore(failureStoreWindowMs), turns: new MemoryCounterStore(turnStoreWindowMs) };
 }
 
 /** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */

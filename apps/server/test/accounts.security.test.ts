@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { ApiKeyListResponseSchema, AuthResponseSchema, CreatedApiKeyResponseSchema } from '@releases/contract';
+import {
+  ActiveSessionListResponseSchema,
+  ApiKeyListResponseSchema,
+  AuthResponseSchema,
+  CreatedApiKeyResponseSchema,
+} from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { passwordRules } from '../src/auth/password-policy.js';
 import { loadConfig } from '../src/config.js';
 import {
   expectProblem,
@@ -12,6 +18,7 @@ import {
   type SignedUp,
   type TestServer,
 } from './harness.js';
+import { resetLinkOf, startInbox, type Inbox } from './smtp-inbox.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -30,10 +37,21 @@ function logCapture(): { stream: Writable; text: () => string } {
 describe.each(testDatabases())('secrets stay secret ($database)', ({ database, run }) => {
   const logs = logCapture();
   let server: TestServer;
+  let inbox: Inbox;
   beforeAll(async () => {
-    if (run) server = await startTestServer({ database, releases: 'none', logDestination: logs.stream });
+    if (!run) return;
+    inbox = await startInbox();
+    server = await startTestServer({
+      database,
+      releases: 'none',
+      logDestination: logs.stream,
+      config: { smtp: { url: inbox.url, from: 'no-reply@releases.test' } },
+    });
   });
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    await inbox?.close();
+  });
 
   it.runIf(run)('never logs, nor stores in clear, a password, token, key or cookie', async () => {
     const secrets: string[] = [];
@@ -82,6 +100,87 @@ describe.each(testDatabases())('secrets stay secret ($database)', ({ database, r
     const everything = JSON.stringify([users, await server.rows('api_keys'), await server.rows('sessions')]);
     for (const secret of secrets) expect(everything).not.toContain(secret);
   });
+
+  it.runIf(run)(
+    'never logs, nor stores in clear, a reset token or a new password, through the whole lifecycle',
+    async () => {
+      const account = await server.signup();
+      const secrets: string[] = [account.password, account.token, account.cookie];
+      const login = await server.send('POST', '/api/v1/auth/login', {
+        email: account.email,
+        password: account.password,
+      });
+      const session = AuthResponseSchema.parse(await login.json()).data.session;
+      const wrong = 'not the password at all';
+      secrets.push(session.token, wrong);
+      const changed = 'a changed pass phrase';
+      secrets.push(changed);
+      await server.send(
+        'POST',
+        '/api/v1/auth/password',
+        { current_password: wrong, new_password: changed },
+        { session: session.token },
+      );
+      await server.send(
+        'POST',
+        '/api/v1/auth/password',
+        { current_password: account.password, new_password: changed },
+        { session: session.token },
+      );
+      const listed = await server.get('/api/v1/auth/sessions', {
+        headers: { authorization: `Bearer ${session.token}` },
+      });
+      const [current] = ActiveSessionListResponseSchema.parse(await listed.json()).data.sessions;
+      await server.send('DELETE', '/api/v1/auth/sessions', undefined, { session: session.token });
+      await server.send('POST', '/api/v1/auth/password-reset', { email: account.email });
+      await server.send('POST', '/api/v1/auth/password-reset', { email: `nobody.${account.email}` });
+      const { token: resetToken } = resetLinkOf(await inbox.next(account.email));
+      secrets.push(resetToken);
+      const found = 'a password found again';
+      secrets.push(found);
+      await server.send('POST', '/api/v1/auth/password-reset/confirm', {
+        token: resetToken,
+        new_password: 'password1234',
+      });
+      await server.send('POST', '/api/v1/auth/password-reset/confirm', { token: resetToken, new_password: found });
+      await server.send('POST', '/api/v1/auth/password-reset/confirm', { token: resetToken, new_password: found });
+      // A pending reset, as the database holds it until it is used.
+      await server.send('POST', '/api/v1/auth/password-reset', { email: account.email });
+      const { token: pendingToken } = resetLinkOf(await inbox.next(account.email));
+      secrets.push(pendingToken);
+      const pending = (await server.rows('password_resets')).find((row) => row.user_id === account.userId)!;
+      expect(pending.token_hash).toBe(sha256(pendingToken));
+      const last = await server.send('POST', '/api/v1/auth/login', { email: account.email, password: found });
+      const lastToken = AuthResponseSchema.parse(await last.json()).data.session.token;
+      secrets.push(lastToken);
+      expect(current?.id).toMatch(/^ses_/);
+      await server.send('DELETE', `/api/v1/auth/sessions/${current!.id}`, undefined, { session: lastToken });
+      const everythingBefore = JSON.stringify([
+        await server.rows('users'),
+        await server.rows('sessions'),
+        await server.rows('password_resets'),
+      ]);
+      for (const secret of secrets) expect(everythingBefore).not.toContain(secret);
+      await server.send('DELETE', '/api/v1/auth/account', { password: wrong }, { session: lastToken });
+      await server.send('DELETE', '/api/v1/auth/account', { password: found }, { session: lastToken });
+      await server.services.resets.settled();
+
+      const logged = logs.text();
+      expect(logged).toContain('"path":"/api/v1/auth/password-reset/confirm"'); // the capture works
+      // No reset link was logged either: mail went out over SMTP.
+      expect(logged).not.toContain('/reset-password#');
+      for (const secret of secrets) {
+        expect(logged).not.toContain(secret);
+        expect(logged).not.toContain(secret.slice(4, 24));
+      }
+      const everything = JSON.stringify([
+        await server.rows('users'),
+        await server.rows('sessions'),
+        await server.rows('password_resets'),
+      ]);
+      for (const secret of secrets) expect(everything).not.toContain(secret);
+    },
+  );
 });
 
 describe.each(testDatabases())('who may do what ($database)', ({ database, run }) => {
@@ -124,11 +223,22 @@ describe.each(testDatabases())('who may do what ($database)', ({ database, run }
       ['DELETE', '/api/v1/keys/key_whatever'],
       ['GET', '/api/v1/auth/session'],
       ['POST', '/api/v1/auth/logout'],
+      ['GET', '/api/v1/auth/sessions'],
+      ['DELETE', '/api/v1/auth/sessions'],
+      ['DELETE', '/api/v1/auth/sessions/ses_whatever'],
+      ['POST', '/api/v1/auth/password'],
+      ['DELETE', '/api/v1/auth/account'],
     ] as const) {
       const response = await server.send(
         method,
         path,
-        method === 'POST' && path.endsWith('keys') ? { name: 'x' } : undefined,
+        method === 'POST' && path.endsWith('keys')
+          ? { name: 'x' }
+          : path.endsWith('password')
+            ? { current_password: alice.password, new_password: 'a brand new pass phrase' }
+            : path.endsWith('account')
+              ? { password: alice.password }
+              : undefined,
         {
           headers: { 'x-api-key': key },
         },
@@ -212,6 +322,58 @@ describe.each(testDatabases())('an owner shutting out an intruder ($database)', 
       }
       expect((await server.send('POST', '/api/v1/auth/logout', undefined, { session: intruder })).status).toBe(204);
       expect((await server.send('POST', '/api/v1/auth/logout', undefined, { session: owner.token })).status).toBe(204);
+    },
+  );
+
+  it.runIf(run)(
+    "ends the intruder's session, the other sessions, changes the password and deletes the account, whatever quota the intruder spent",
+    async () => {
+      const owner = await server.signup();
+      const intruderSession = async () => {
+        const login = await server.send('POST', '/api/v1/auth/login', { email: owner.email, password: owner.password });
+        const token = AuthResponseSchema.parse(await login.json()).data.session.token;
+        // The stolen session spends the whole per-user quota...
+        for (let i = 0; i < 5; i++) await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${token}` } });
+        return token;
+      };
+      const intruder = await intruderSession();
+      await expectProblem(
+        await server.get('/api/v1/auth/sessions', { headers: { authorization: `Bearer ${owner.token}` } }),
+        'rate-limited',
+        429,
+      );
+      const uncounted = (response: Response, status: number) => {
+        expect(response.status).toBe(status);
+        expect(response.headers.get('ratelimit')).toBeNull();
+      };
+      // ...and the owner still ends it by id (the id as the database knows it: listing is counted, and spent),
+      const [row] = (await server.rows('sessions')).filter(
+        (session) => session.user_id === owner.userId && session.token_hash === sha256(intruder),
+      );
+      uncounted(
+        await server.send('DELETE', `/api/v1/auth/sessions/${String(row!.id)}`, undefined, { session: owner.token }),
+        204,
+      );
+      // ends every other session,
+      await intruderSession();
+      uncounted(await server.send('DELETE', '/api/v1/auth/sessions', undefined, { session: owner.token }), 204);
+      // changes the password,
+      await intruderSession();
+      const newPassword = 'the owner took it back';
+      uncounted(
+        await server.send(
+          'POST',
+          '/api/v1/auth/password',
+          { current_password: owner.password, new_password: newPassword },
+          { session: owner.token },
+        ),
+        204,
+      );
+      // and deletes the account.
+      uncounted(
+        await server.send('DELETE', '/api/v1/auth/account', { password: newPassword }, { session: owner.token }),
+        204,
+      );
     },
   );
 });
@@ -519,6 +681,140 @@ describe('signing up by email', () => {
         password: testPassword,
       });
       expect(login.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.each(testDatabases())('asking for a password reset ($database)', ({ database, run }) => {
+  it.runIf(run)('answers a known and an unknown email alike, in about the same time', async () => {
+    const inbox = await startInbox();
+    // A slow mail server: were the lookup, the token or the mail in the request's path, a known email would
+    // take at least this much longer.
+    inbox.delayMs = 300;
+    const server = await startTestServer({
+      database,
+      releases: 'none',
+      config: { smtp: { url: inbox.url, from: 'no-reply@releases.test' } },
+    });
+    try {
+      const account = await server.signup();
+      const ask = async (email: string) => {
+        const started = process.hrtime.bigint();
+        const response = await server.send('POST', '/api/v1/auth/password-reset', { email });
+        const body = await response.text();
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        expect(response.status).toBe(202);
+        return { ms, body };
+      };
+      // Warm both paths once.
+      await ask(uniqueEmail());
+      await ask(account.email);
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const a = await ask(uniqueEmail());
+        const b = await ask(account.email);
+        expect(b.body).toBe(a.body);
+        unknown.push(a.ms);
+        known.push(b.ms);
+      }
+      const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+      console.info(
+        `password reset request (${database}): median ${median(known).toFixed(2)} ms for a known email, ${median(unknown).toFixed(2)} ms for an unknown one`,
+      );
+      // Medians compared with each other, never with a fixed time: generous enough for any machine, while a
+      // known email that waited for the mail would be hundreds of times slower.
+      const ratio = median(known) / median(unknown);
+      expect(ratio).toBeGreaterThan(0.25);
+      expect(ratio).toBeLessThan(4);
+      // Every mail went out all the same (the known email's), after its answer.
+      await server.services.resets.settled();
+      expect(inbox.messages.filter((mail) => mail.to.includes(account.email))).toHaveLength(9);
+    } finally {
+      await server.close();
+      await inbox.close();
+    }
+  });
+});
+
+describe('a password reset without SMTP_URL', () => {
+  async function resetWithoutMail(env: 'production'): Promise<{ logged: string; account: SignedUp }> {
+    const logs = logCapture();
+    const server = await startTestServer({ releases: 'none', logDestination: logs.stream, config: { env } });
+    try {
+      const account = await server.signup();
+      expect((await server.send('POST', '/api/v1/auth/password-reset', { email: account.email })).status).toBe(202);
+      await server.services.resets.settled();
+      return { logged: logs.text(), account };
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('logs the link once in development, and the link works', async () => {
+    const logs = logCapture();
+    const server = await startTestServer({
+      releases: 'none',
+      logDestination: logs.stream,
+      config: { env: 'development' },
+    });
+    try {
+      const account = await server.signup();
+      expect((await server.send('POST', '/api/v1/auth/password-reset', { email: account.email })).status).toBe(202);
+      await server.services.resets.settled();
+      const links = logs.text().match(/https?:\/\/[^"\s]+\/reset-password#token=[A-Za-z0-9_-]{43}/g) ?? [];
+      expect(links).toHaveLength(1);
+      const token = new URL(links[0]!).hash.slice('#token='.length);
+      const confirmed = await server.send('POST', '/api/v1/auth/password-reset/confirm', {
+        token,
+        new_password: 'a password found again',
+      });
+      expect(confirmed.status).toBe(204);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('logs a warning without the link in production, and sends nothing', async () => {
+    const { logged, account } = await resetWithoutMail('production');
+    expect(logged).toMatch(/SMTP_URL is not set: no mail was sent/);
+    expect(logged).not.toContain('/reset-password');
+    expect(logged).not.toContain('token=');
+    expect(logged).not.toContain(account.email);
+  });
+});
+
+describe.each(testDatabases())('common passwords ($database)', ({ database, run }) => {
+  it.runIf(run)('are refused on sign-up with a 400 that says so; an old account still signs in with one', async () => {
+    const server = await startTestServer({ database, releases: 'none' });
+    try {
+      expect(server.services.accounts.newPasswordProblem('x', 'a@example.com')).toBeUndefined();
+      for (const [password, detail] of [
+        ['xxxxxxxxxx', passwordRules.repeated],
+        ['password123', passwordRules.common],
+        ['PASSWORD123', passwordRules.common],
+        ['1234567890', passwordRules.common],
+        ['abcabcabcabc', passwordRules.repeated],
+        ['sunshinesunshine', passwordRules.repeated],
+      ] as const) {
+        const response = await server.send('POST', '/api/v1/auth/signup', { email: uniqueEmail(), password });
+        const problem = await expectProblem(response, 'invalid-request', 400);
+        expect(problem.errors).toEqual([{ pointer: '/password', detail }]);
+      }
+      const refused = await server.send('POST', '/api/v1/auth/signup', {
+        email: uniqueEmail(),
+        password: 'iloveyou12',
+      });
+      expect((await expectProblem(refused, 'invalid-request', 400)).detail).toMatch(
+        /password is among the most common passwords/,
+      );
+      // An account made before the rule (here: straight in the database) signs in with its common password.
+      const email = uniqueEmail();
+      const old = await server.services.accounts.createUser(email, 'password123');
+      expect(old).not.toBe('email-taken');
+      expect((await server.send('POST', '/api/v1/auth/login', { email, password: 'password123' })).status).toBe(200);
     } finally {
       await server.close();
     }

@@ -18,6 +18,11 @@ import { createLogger } from '../src/logger.js';
 import { answerClientErrors } from '../src/problems.js';
 import type { CounterStore } from '../src/rate-limit/interface.js';
 import { openSharedRedis, RedisCounterStore } from '../src/rate-limit/redis-counter-store.js';
+import {
+  failureStoreWindowMs,
+  turnStoreWindowMs,
+  type SignInThrottleStores,
+} from '../src/rate-limit/sign-in-throttle.js';
 import { composeServer, openServices, type ServerParts, type Services } from '../src/services.js';
 import type { Storage } from '../src/storage/interface.js';
 
@@ -76,6 +81,8 @@ export interface TestServerOptions {
   sessionSweepIntervalMs?: number;
   /** Where quotas are counted (a Redis store of the test's own), instead of this process's memory. */
   counters?: CounterStore;
+  /** Where the sign-in throttle counts (Redis stores of the test's own, shared by two servers). */
+  throttleStores?: SignInThrottleStores;
   /** SQLite (default) or the PostgreSQL server named by TEST_DATABASE_URL, in a schema of its own. */
   database?: 'sqlite' | 'postgres';
   /** Where the server's log lines go, at `trace` level (default: nowhere). */
@@ -157,7 +164,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const releases = options.releases ?? (await sampleReleases());
   if (releases !== 'none') await services.storage.catalogueWrites.upsertReleases(releases, new Date(clock.now()));
-  const parts = await composeServer(services, logger, options.counters ? { counters: options.counters } : {});
+  const parts = await composeServer(services, logger, {
+    ...(options.counters ? { counters: options.counters } : {}),
+    ...(options.throttleStores ? { throttleStores: options.throttleStores } : {}),
+  });
   httpServer.on(
     'request',
     createApp({ ...services, ...parts, logger, ...(options.webAppRoot ? { webAppRoot: options.webAppRoot } : {}) })
@@ -294,4 +304,20 @@ export async function openRedisCounters(
 ): Promise<RedisCounters> {
   const redis = await openSharedRedis(redisUrl, logger);
   return { counters: new RedisCounterStore(redis, { prefix, windowMs: 60_000 }), close: () => redis.close() };
+}
+
+/** The sign-in throttle's stores in Redis under a prefix of their own, as `composeServer` makes them from `REDIS_URL`. */
+export async function openRedisThrottleStores(
+  redisUrl: string,
+  logger: Logger,
+): Promise<{ stores: SignInThrottleStores; close(): Promise<void> }> {
+  const redis = await openSharedRedis(redisUrl, logger);
+  const prefix = `releases-test:${randomBytes(4).toString('hex')}:`;
+  return {
+    stores: {
+      failures: new RedisCounterStore(redis, { prefix: `${prefix}signin-failures:`, windowMs: failureStoreWindowMs }),
+      turns: new RedisCounterStore(redis, { prefix: `${prefix}signin-turns:`, windowMs: turnStoreWindowMs }),
+    },
+    close: () => redis.close(),
+  };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { apiPaths, headerNames, sessionCookieNames } from '@releases/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,7 @@ interface Call {
 const defaultParams: Record<string, Record<string, string>> = {
   [apiPaths.release]: { id: 'rel_missing' },
   [apiPaths.key]: { id: 'key_missing' },
+  [apiPaths.sessionById]: { id: 'ses_missing' },
   [apiPaths.problem]: { kind: 'not-found' },
 };
 
@@ -81,15 +83,23 @@ async function call(server: TestServer, route: AppRoute, request: Call): Promise
   return response;
 }
 
-async function signUp(server: TestServer): Promise<string> {
+/** A call that must answer `status` (the lifecycle's own calls, which later ones depend on). */
+async function expectCall(status: number, server: TestServer, route: AppRoute, request: Call): Promise<void> {
+  expect((await call(server, route, request)).status, request.how).toBe(status);
+}
+
+async function signUp(server: TestServer, credentials = newCredentials()): Promise<string> {
   const response = await server.get(apiPaths.signup, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(newCredentials()),
+    body: JSON.stringify(credentials),
   });
   expect(response.status).toBe(201);
   return ((await response.json()) as { data: { session: { token: string } } }).data.session.token;
 }
+
+/** A well-formed reset token that was never issued. */
+const unknownResetToken = 'u'.repeat(43);
 
 /** A body each body-taking route accepts. */
 function validBody(route: AppRoute): string | undefined {
@@ -100,6 +110,14 @@ function validBody(route: AppRoute): string | undefined {
       return JSON.stringify(newCredentials());
     case apiPaths.keys:
       return JSON.stringify({ name: 'probe', expires_in_days: 30 });
+    case apiPaths.password:
+      return JSON.stringify({ current_password: 'not the password', new_password: 'a new pass phrase' });
+    case apiPaths.passwordReset:
+      return JSON.stringify({ email: newCredentials().email });
+    case apiPaths.passwordResetConfirm:
+      return JSON.stringify({ token: unknownResetToken, new_password: 'a new pass phrase' });
+    case apiPaths.account:
+      return JSON.stringify({ password: 'not the password' });
     default:
       return undefined;
   }
@@ -111,9 +129,10 @@ async function callEveryWay(server: TestServer): Promise<void> {
   const token = await signUp(server);
   const bearer = { authorization: `Bearer ${token}` };
   for (const route of routes) {
-    // Signing out ends the session it is called with: that route gets sessions of its own.
+    // Signing out (and ending the current session) ends the session it is called with: those get sessions of
+    // their own.
     const session =
-      route.path === apiPaths.logout
+      route.path === apiPaths.logout || route.path === apiPaths.sessionById
         ? async () => ({ authorization: `Bearer ${await signUp(server)}` })
         : async () => bearer;
     await call(server, route, { how: 'anonymous, from another origin', headers: { origin: 'https://elsewhere.test' } });
@@ -174,6 +193,99 @@ async function callEveryWay(server: TestServer): Promise<void> {
     headers: bearer,
   });
   await call(server, routeOf('GET', apiPaths.problem), { how: 'unknown kind', params: { kind: 'no-such-kind' } });
+
+  // The account's lifecycle, each call the way it succeeds (and the ways only it can fail).
+  const owner = newCredentials();
+  const ownerToken = await signUp(server, owner);
+  const asOwner = { authorization: `Bearer ${ownerToken}` };
+  const password = routeOf('POST', apiPaths.password);
+  await expectCall(401, server, password, {
+    how: 'wrong current password',
+    headers: asOwner,
+    body: JSON.stringify({ current_password: 'not the password', new_password: 'a new pass phrase' }),
+  });
+  await expectCall(400, server, password, {
+    how: 'a common new password',
+    headers: asOwner,
+    body: JSON.stringify({ current_password: owner.password, new_password: 'password123' }),
+  });
+  await expectCall(204, server, password, {
+    how: 'change password',
+    headers: asOwner,
+    body: JSON.stringify({ current_password: owner.password, new_password: 'a new pass phrase' }),
+  });
+  owner.password = 'a new pass phrase';
+  await expectCall(200, server, routeOf('GET', apiPaths.sessions), { how: 'list sessions', headers: asOwner });
+  const other = await server.send('POST', apiPaths.login, owner);
+  const otherToken = ((await other.json()) as { data: { session: { token: string } } }).data.session.token;
+  const otherId = (
+    (await (await server.get(apiPaths.sessions, { headers: asOwner })).json()) as {
+      data: { sessions: Array<{ id: string; current: boolean }> };
+    }
+  ).data.sessions.find((listed) => !listed.current)!.id;
+  const revoke = routeOf('DELETE', apiPaths.sessionById);
+  await expectCall(204, server, revoke, { how: 'end another session', params: { id: otherId }, headers: asOwner });
+  await expectCall(404, server, revoke, { how: 'a session already ended', params: { id: otherId }, headers: asOwner });
+  await expectCall(400, server, revoke, { how: 'malformed session id', params: { id: 'nope' }, headers: asOwner });
+  expect(otherToken).not.toBe(ownerToken);
+  await expectCall(204, server, routeOf('DELETE', apiPaths.sessions), {
+    how: 'end the other sessions',
+    headers: asOwner,
+  });
+  const current = await signUp(server);
+  const currentId = (
+    (await (await server.get(apiPaths.sessions, { headers: { authorization: `Bearer ${current}` } })).json()) as {
+      data: { sessions: Array<{ id: string }> };
+    }
+  ).data.sessions[0]!.id;
+  await expectCall(204, server, revoke, {
+    how: 'end the current session',
+    params: { id: currentId },
+    headers: { authorization: `Bearer ${current}` },
+  });
+  await expectCall(202, server, routeOf('POST', apiPaths.passwordReset), {
+    how: 'ask for a reset',
+    body: JSON.stringify({ email: owner.email }),
+  });
+  await server.services.resets.settled();
+  const confirm = routeOf('POST', apiPaths.passwordResetConfirm);
+  await expectCall(400, server, confirm, {
+    how: 'unknown token',
+    body: JSON.stringify({ token: unknownResetToken, new_password: 'a new pass phrase' }),
+  });
+  await call(server, confirm, {
+    how: 'malformed token',
+    body: JSON.stringify({ token: 'x', new_password: 'a new pass phrase' }),
+  });
+  // A token as the mail would carry it (the mail itself is the reset tests' business).
+  const resetToken = 'r'.repeat(43);
+  const user = (await server.services.storage.accounts.findUserByEmail(owner.email))!;
+  await server.services.storage.passwordResets.replace({
+    userId: user.id,
+    tokenHash: createHash('sha256').update(resetToken).digest('hex'),
+    createdAt: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+  });
+  await expectCall(204, server, confirm, {
+    how: 'reset',
+    body: JSON.stringify({ token: resetToken, new_password: 'yet another pass phrase' }),
+  });
+  owner.password = 'yet another pass phrase';
+  const signedIn = await server.send('POST', apiPaths.login, owner);
+  const deleter = {
+    authorization: `Bearer ${((await signedIn.json()) as { data: { session: { token: string } } }).data.session.token}`,
+  };
+  const deletion = routeOf('DELETE', apiPaths.account);
+  await expectCall(401, server, deletion, {
+    how: 'wrong password',
+    headers: deleter,
+    body: JSON.stringify({ password: 'not it at all' }),
+  });
+  await expectCall(204, server, deletion, {
+    how: 'delete the account',
+    headers: deleter,
+    body: JSON.stringify({ password: owner.password }),
+  });
 }
 
 beforeAll(async () => {

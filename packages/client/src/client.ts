@@ -286,7 +286,7 @@ export class ReleasesClient {
     const options = request.options ?? {};
     const timeoutMs = options.timeoutMs === undefined ? this.timeoutMs : timeoutOption(options.timeoutMs);
     const callRetries = options.maxRetries === undefined ? this.maxRetries : maxRetriesOption(options.maxRetries);
-    const maxRetries = idempotentMethods.has(request.method) ? callRetries : 0;
+    const maxRetries = idempotentMethods.has(request.method) && request.retryable !== false ? callRetries : 0;
     const outgoing: Outgoing = {
       url: `${this.baseUrl}${request.path}${encodeQuery(request.query)}`,
       method: request.method,

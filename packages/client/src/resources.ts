@@ -5,13 +5,19 @@ import { operations, pathWithId, type Operation } from './operations.js';
 import type { RawRequest, RequestOptions } from './options.js';
 import { ReleasePage, ReleasePagePromise, type PageFetcher } from './pagination.js';
 import type {
+  ActiveSessionList,
   ApiKey,
   ApiKeyList,
   AuthResult,
+  ChangePasswordParams,
   CreateApiKeyParams,
   CreatedApiKey,
   Credentials,
+  DeleteAccountParams,
   Facets,
+  PasswordResetConfirmParams,
+  PasswordResetRequested,
+  PasswordResetRequestParams,
   Release,
   ReleaseListParams,
   ReleaseListResponse,
@@ -31,6 +37,8 @@ export interface ApiRequest extends Omit<Operation, 'method'> {
   options?: RequestOptions | undefined;
   /** The operation whose response body the opt-in validator checks. */
   validate?: ValidatedOperation;
+  /** `false`: never retried, whatever its method (a repeat of it would not answer the same). */
+  retryable?: false;
 }
 
 /** Sends one request with the client's credentials, retries, timeouts and errors; resolves to the parsed body. */
@@ -184,10 +192,13 @@ export class FacetsResource {
  */
 export class AuthResource {
   readonly #request: Requester;
+  /** Where the account is signed in: list its sessions, end one, or end every other one. */
+  readonly sessions: SessionsResource;
 
   /** Made by `ReleasesClient`; use `client.auth`. */
   constructor(request: Requester) {
     this.#request = request;
+    this.sessions = new SessionsResource(request);
   }
 
   /**
@@ -240,6 +251,144 @@ export class AuthResource {
     return call(
       () => this.#request<Envelope<SessionInfo>>({ ...operations['auth.session'], options, validate: 'auth.session' }),
       unwrap,
+    );
+  };
+
+  /**
+   * Changes the password (`POST /api/v1/auth/password`, never retried). Every other session of the account
+   * ends; this one stays signed in. `AuthenticationError` when `current_password` is wrong, `BadRequestError`
+   * naming `new_password` when the new one breaks a rule (10 to 256 characters, not the email address, not one
+   * of the most common passwords), `RateLimitError` while the account's sign-in throttle holds.
+   * @example await me.auth.changePassword({ current_password: old, new_password: 'a new long passphrase' });
+   */
+  readonly changePassword = (params: ChangePasswordParams, options?: RequestOptions): APIPromise<void> => {
+    return call<undefined, void>(
+      () =>
+        this.#request<undefined>({
+          ...operations['auth.changePassword'],
+          body: { current_password: params.current_password, new_password: params.new_password },
+          options,
+        }),
+      () => undefined,
+    );
+  };
+
+  /**
+   * Asks for a password reset link by mail (`POST /api/v1/auth/password-reset`, no credential, never retried).
+   * Resolves the same whether or not an account has the email, so it tells nobody which emails have accounts.
+   * The link (`{service}/reset-password#token=...`) works once, for `expires_in_minutes`; asking again
+   * replaces it.
+   * @example await client.auth.requestPasswordReset({ email: 'miku@example.com' });
+   */
+  readonly requestPasswordReset = (
+    params: PasswordResetRequestParams,
+    options?: RequestOptions,
+  ): APIPromise<PasswordResetRequested> => {
+    return call(
+      () =>
+        this.#request<Envelope<PasswordResetRequested>>({
+          ...operations['auth.requestPasswordReset'],
+          body: { email: params.email },
+          options,
+          validate: 'auth.requestPasswordReset',
+        }),
+      unwrap,
+    );
+  };
+
+  /**
+   * Sets a new password with the token of a reset link (`POST /api/v1/auth/password-reset/confirm`, no
+   * credential, never retried). Every session of the account ends: sign in again with the new password.
+   * `BadRequestError` naming `token` for an unknown, used or expired token, or naming `new_password` when the
+   * new one breaks a rule.
+   * @example
+   * const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+   * await client.auth.confirmPasswordReset({ token, new_password: 'a new long passphrase' });
+   */
+  readonly confirmPasswordReset = (params: PasswordResetConfirmParams, options?: RequestOptions): APIPromise<void> => {
+    return call<undefined, void>(
+      () =>
+        this.#request<undefined>({
+          ...operations['auth.confirmPasswordReset'],
+          body: { token: params.token, new_password: params.new_password },
+          options,
+        }),
+      () => undefined,
+    );
+  };
+
+  /**
+   * Deletes the account for good (`DELETE /api/v1/auth/account`, never retried: a repeat would find no
+   * session), with its sessions and API keys; the session cookie is cleared. Takes the account's password:
+   * `AuthenticationError` when it is wrong; `ServiceUnavailableError` when the service's key manager cannot
+   * revoke the keys (nothing was deleted: try again).
+   * @example await me.auth.deleteAccount({ password });
+   */
+  readonly deleteAccount = (params: DeleteAccountParams, options?: RequestOptions): APIPromise<void> => {
+    return call<undefined, void>(
+      () =>
+        this.#request<undefined>({
+          ...operations['auth.deleteAccount'],
+          body: { password: params.password },
+          options,
+          retryable: false,
+        }),
+      () => undefined,
+    );
+  };
+}
+
+/**
+ * `client.auth.sessions`: where the signed-in account is signed in. Takes a session; ending sessions is never
+ * refused by the account's rate limit, so an owner can always shut out a stolen session.
+ */
+export class SessionsResource {
+  readonly #request: Requester;
+
+  /** Made by `ReleasesClient`; use `client.auth.sessions`. */
+  constructor(request: Requester) {
+    this.#request = request;
+  }
+
+  /**
+   * The account's live sessions, newest first (`GET /api/v1/auth/sessions`); `current` marks the one this
+   * client uses. Never their tokens.
+   * @example for (const s of (await me.auth.sessions.list()).sessions) console.log(s.id, s.user_agent, s.current);
+   */
+  readonly list = (options?: RequestOptions): APIPromise<ActiveSessionList> => {
+    return call(
+      () =>
+        this.#request<Envelope<ActiveSessionList>>({
+          ...operations['auth.listSessions'],
+          options,
+          validate: 'auth.listSessions',
+        }),
+      unwrap,
+    );
+  };
+
+  /**
+   * Ends one session by id (`DELETE /api/v1/auth/sessions/{id}`): it is refused from then on. Ending the
+   * current one signs this client out (and clears the cookie in a browser). `NotFoundError` for an unknown id
+   * or another account's session.
+   */
+  readonly revoke = (id: string, options?: RequestOptions): APIPromise<void> => {
+    return call<undefined, void>(
+      () =>
+        this.#request<undefined>({
+          ...operations['auth.revokeSession'],
+          path: pathWithId(operations['auth.revokeSession'].path, id, 'The session'),
+          options,
+        }),
+      () => undefined,
+    );
+  };
+
+  /** Ends every session of the account but the current one (`DELETE /api/v1/auth/sessions`): signed out elsewhere. */
+  readonly revokeOthers = (options?: RequestOptions): APIPromise<void> => {
+    return call<undefined, void>(
+      () => this.#request<undefined>({ ...operations['auth.revokeOtherSessions'], options }),
+      () => undefined,
     );
   };
 }

@@ -238,6 +238,62 @@ export interface CreateApiKeyParams {
   expires_in_days?: number | undefined;
 }
 
+/** Parameters of `auth.changePassword()`. */
+export interface ChangePasswordParams {
+  /** The password the account has now. */
+  current_password: string;
+  /** The new password: 10 to 256 characters, not the email address, not one of the most common passwords. */
+  new_password: string;
+}
+
+/** A session as `auth.sessions.list()` describes it: where the account is signed in. Never its token. */
+export interface ActiveSession {
+  /** Stable identifier, prefixed `ses_`: what `auth.sessions.revoke()` takes. Not derived from the token. */
+  id: string;
+  /** When signing in (or up) started it (ISO 8601 UTC). */
+  created_at: string;
+  /** When it was last used, updated at most once a minute (ISO 8601 UTC). */
+  last_used_at: string;
+  /** When it ends unless used: the earlier of the idle and the absolute expiry (ISO 8601 UTC). */
+  expires_at: string;
+  /** The `User-Agent` that signed in, its first 200 characters, or null when none was sent. */
+  user_agent: string | null;
+  /** Whether this is the session the request was made with. */
+  current: boolean;
+}
+
+/** What `auth.sessions.list()` resolves to. */
+export interface ActiveSessionList {
+  /** The account's live sessions, newest first. */
+  sessions: ActiveSession[];
+}
+
+/** Parameters of `auth.requestPasswordReset()`. */
+export interface PasswordResetRequestParams {
+  /** The account's email (trimmed and compared case-insensitively by the server). */
+  email: string;
+}
+
+/** What `auth.requestPasswordReset()` resolves to: the same whether or not an account has the email. */
+export interface PasswordResetRequested {
+  /** How long the mailed link works, in minutes, if an account has the email (the answer does not say). */
+  expires_in_minutes: number;
+}
+
+/** Parameters of `auth.confirmPasswordReset()`. */
+export interface PasswordResetConfirmParams {
+  /** The token from the reset link: what follows `#token=` in it. */
+  token: string;
+  /** The new password: 10 to 256 characters, not the email address, not one of the most common passwords. */
+  new_password: string;
+}
+
+/** Parameters of `auth.deleteAccount()`. */
+export interface DeleteAccountParams {
+  /** The account's password: a session alone cannot delete the account. */
+  password: string;
+}
+
 /** What a response validator sees: which operation answered (its body is checked against its schema). */
 export type ValidatedOperation =
   | 'releases.list'
@@ -247,6 +303,8 @@ export type ValidatedOperation =
   | 'auth.signup'
   | 'auth.login'
   | 'auth.session'
+  | 'auth.listSessions'
+  | 'auth.requestPasswordReset'
   | 'keys.list'
   | 'keys.create'
   | 'keys.revoke';

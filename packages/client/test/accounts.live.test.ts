@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
   BadRequestError,
+  type ActiveSession,
   ConflictError,
   NotFoundError,
   PermissionDeniedError,
@@ -10,13 +11,20 @@ import {
 } from '../src/index.js';
 import { validateResponses } from '../src/validation.js';
 import { startLiveServer, type LiveServer } from './server-harness.js';
+import { resetTokenIn, startInbox, type Inbox } from './smtp-inbox.js';
 
 /** The account and key journey through the SDK, against the real built server (issue 7 #5). */
 let server: LiveServer;
+/** The mail server the live server sends password reset mail to (issue 18). */
+let inbox: Inbox;
 beforeAll(async () => {
-  server = await startLiveServer();
+  inbox = await startInbox();
+  server = await startLiveServer({ SMTP_URL: inbox.url, MAIL_FROM: 'Releases <no-reply@releases.test>' });
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await server.stop();
+  await inbox.close();
+});
 
 const password = 'correct horse battery staple';
 const newEmail = () => `Someone.${randomUUID()}@Example.com`;
@@ -83,5 +91,78 @@ describe('accounts and keys through the SDK', () => {
     const byKey = new ReleasesClient({ baseUrl: server.baseUrl, apiKey: key.key });
     await expect(byKey.keys.list()).rejects.toBeInstanceOf(AuthenticationError);
     await expect(byKey.keys.list({ headers: { 'x-api-key': key.key } })).rejects.toBeInstanceOf(PermissionDeniedError);
+  });
+});
+
+describe('the account lifecycle through the SDK (issue 18)', () => {
+  it('change the password, see and end sessions, reset a forgotten password by mail, delete the account', async () => {
+    const anonymous = new ReleasesClient({ baseUrl: server.baseUrl, validateResponses });
+    const email = newEmail().toLowerCase();
+    const me = anonymous.withSession((await anonymous.auth.signup({ email, password })).session.token);
+    const laptop = anonymous.withSession((await anonymous.auth.login({ email, password })).session.token);
+
+    // Where the account is signed in: both sessions, this one marked.
+    const { sessions } = await me.auth.sessions.list();
+    expect(sessions).toHaveLength(2);
+    expect(sessions.filter((session: ActiveSession) => session.current)).toHaveLength(1);
+    const other = sessions.find((session) => !session.current)!;
+
+    // A new password: the other session ends, this one stays; a wrong current password is a 401.
+    await expect(
+      me.auth.changePassword({ current_password: 'not the password', new_password: 'a changed pass phrase' }),
+    ).rejects.toBeInstanceOf(AuthenticationError);
+    const common = await me.auth
+      .changePassword({ current_password: password, new_password: 'password123' })
+      .catch((e: unknown) => e);
+    expect(common).toBeInstanceOf(BadRequestError);
+    expect((common as BadRequestError).errors.map((error) => error.pointer)).toEqual(['/new_password']);
+    expect((common as BadRequestError).message).toMatch(/most common passwords/);
+    await me.auth.changePassword({ current_password: password, new_password: 'a changed pass phrase' });
+    await expect(laptop.auth.session()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(me.auth.sessions.revoke(other.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await me.auth.session()).user.email).toBe(email);
+
+    // Signing out elsewhere, one by id and all the others.
+    const phone = anonymous.withSession(
+      (await anonymous.auth.login({ email, password: 'a changed pass phrase' })).session.token,
+    );
+    const tablet = anonymous.withSession(
+      (await anonymous.auth.login({ email, password: 'a changed pass phrase' })).session.token,
+    );
+    const phoneId = (await phone.auth.sessions.list()).sessions.find((session) => session.current)!.id;
+    await me.auth.sessions.revoke(phoneId);
+    await expect(phone.auth.session()).rejects.toBeInstanceOf(AuthenticationError);
+    await me.auth.sessions.revokeOthers();
+    await expect(tablet.auth.session()).rejects.toBeInstanceOf(AuthenticationError);
+    expect((await me.auth.sessions.list()).sessions.map((session) => session.current)).toEqual([true]);
+
+    // A forgotten password: the mail's link carries the token in its fragment; every session ends.
+    expect(await anonymous.auth.requestPasswordReset({ email })).toEqual({ expires_in_minutes: 30 });
+    expect(await anonymous.auth.requestPasswordReset({ email: newEmail() })).toEqual({ expires_in_minutes: 30 });
+    const token = resetTokenIn(await inbox.next(email));
+    const bad = await anonymous.auth
+      .confirmPasswordReset({ token: 'A'.repeat(43), new_password: 'a found pass phrase' })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(BadRequestError);
+    expect((bad as BadRequestError).errors.map((error) => error.pointer)).toEqual(['/token']);
+    await anonymous.auth.confirmPasswordReset({ token, new_password: 'a found pass phrase' });
+    await expect(me.auth.session()).rejects.toBeInstanceOf(AuthenticationError);
+    const again = anonymous.withSession(
+      (await anonymous.auth.login({ email, password: 'a found pass phrase' })).session.token,
+    );
+
+    // Deleting the account: the password is needed; then nothing of it works.
+    const key = await again.keys.create({ name: 'doomed' });
+    await expect(again.auth.deleteAccount({ password: 'not the password' })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
+    await again.auth.deleteAccount({ password: 'a found pass phrase' });
+    await expect(again.auth.session()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.auth.login({ email, password: 'a found pass phrase' })).rejects.toBeInstanceOf(
+      AuthenticationError,
+    );
+    await expect(
+      new ReleasesClient({ baseUrl: server.baseUrl, apiKey: key.key }).health.check(),
+    ).rejects.toBeInstanceOf(AuthenticationError);
   });
 });

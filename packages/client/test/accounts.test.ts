@@ -61,6 +61,13 @@ describe('the SDK routes match the contract', () => {
       'auth.login': contract.auth.login,
       'auth.logout': contract.auth.logout,
       'auth.session': contract.auth.session,
+      'auth.changePassword': contract.auth.changePassword,
+      'auth.listSessions': contract.auth.listSessions,
+      'auth.revokeSession': contract.auth.revokeSession,
+      'auth.revokeOtherSessions': contract.auth.revokeOtherSessions,
+      'auth.requestPasswordReset': contract.auth.requestPasswordReset,
+      'auth.confirmPasswordReset': contract.auth.confirmPasswordReset,
+      'auth.deleteAccount': contract.auth.deleteAccount,
       'keys.list': contract.keys.list,
       'keys.create': contract.keys.create,
       'keys.revoke': contract.keys.revoke,
@@ -182,6 +189,93 @@ describe('retries of mutations', () => {
     );
     const me = new ReleasesClient({ baseUrl: api.baseUrl, sessionToken: token, ...fast });
     expect(await me.keys.revoke('key_1')).toEqual(apiKey);
+    expect(api.requests).toHaveLength(3);
+  });
+});
+
+describe('the account lifecycle calls (issue 18)', () => {
+  const listed = {
+    id: 'ses_1',
+    created_at: '2026-11-22T08:00:00.000Z',
+    last_used_at: '2026-11-22T08:00:00.000Z',
+    expires_at: '2026-11-29T08:00:00.000Z',
+    user_agent: 'curl/8.5.0',
+    current: true,
+  };
+
+  it('call their routes with their bodies and the credential each takes, and resolve to the data', async () => {
+    api = await scriptedServer((request, res) => {
+      const route = `${request.method} ${request.url}`;
+      if (route === 'GET /api/v1/auth/sessions')
+        return sendJson(res, 200, { success: true, data: { sessions: [listed] } });
+      if (route === 'POST /api/v1/auth/password-reset')
+        return sendJson(res, 202, { success: true, data: { expires_in_minutes: 30 } });
+      res.writeHead(204).end();
+    });
+    const client = new ReleasesClient({ baseUrl: api.baseUrl, apiKey: 'rls_key' });
+    const me = client.withSession(token);
+    expect(
+      await me.auth.changePassword({ current_password: 'old pass phrase', new_password: 'new pass phrase' }),
+    ).toBeUndefined();
+    expect(await me.auth.sessions.list()).toEqual({ sessions: [listed] });
+    expect(await me.auth.sessions.revoke('ses_1')).toBeUndefined();
+    expect(await me.auth.sessions.revokeOthers()).toBeUndefined();
+    expect(await client.auth.requestPasswordReset({ email: 'a@example.com' })).toEqual({ expires_in_minutes: 30 });
+    expect(
+      await client.auth.confirmPasswordReset({ token: 'T'.repeat(43), new_password: 'new pass phrase' }),
+    ).toBeUndefined();
+    expect(await me.auth.deleteAccount({ password: 'new pass phrase' })).toBeUndefined();
+    expect(
+      api.requests.map((request) => [
+        `${request.method} ${request.url} ${request.body}`,
+        request.headers.authorization ?? null,
+        request.headers['x-api-key'] ?? null,
+      ]),
+    ).toEqual([
+      [
+        'POST /api/v1/auth/password {"current_password":"old pass phrase","new_password":"new pass phrase"}',
+        `Bearer ${token}`,
+        null,
+      ],
+      ['GET /api/v1/auth/sessions ', `Bearer ${token}`, null],
+      ['DELETE /api/v1/auth/sessions/ses_1 ', `Bearer ${token}`, null],
+      ['DELETE /api/v1/auth/sessions ', `Bearer ${token}`, null],
+      ['POST /api/v1/auth/password-reset {"email":"a@example.com"}', null, null],
+      [
+        `POST /api/v1/auth/password-reset/confirm {"token":"${'T'.repeat(43)}","new_password":"new pass phrase"}`,
+        null,
+        null,
+      ],
+      ['DELETE /api/v1/auth/account {"password":"new pass phrase"}', `Bearer ${token}`, null],
+    ]);
+  });
+
+  it('refuse an empty session id before any request, and path-encode it', async () => {
+    api = await scriptedServer((_request, res) => res.writeHead(204).end());
+    const me = new ReleasesClient({ baseUrl: api.baseUrl, sessionToken: token });
+    await expect(me.auth.sessions.revoke('')).rejects.toThrow(/session id/);
+    expect(api.requests).toHaveLength(0);
+    await me.auth.sessions.revoke('ses_1/../x');
+    expect(api.requests[0]!.url).toBe('/api/v1/auth/sessions/ses_1%2F..%2Fx');
+  });
+
+  it('deleteAccount is never retried (a repeat would find no session), ending sessions is', async () => {
+    const fast = { retryBackoff: { baseDelayMs: 1, maxDelayMs: 2 }, maxRetries: 2 };
+    api = await scriptedServer((_request, res) => sendProblem(res, 503, 'service-unavailable'));
+    const me = new ReleasesClient({ baseUrl: api.baseUrl, sessionToken: token, ...fast });
+    await expect(me.auth.deleteAccount({ password: 'pass phrase' })).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(api.requests).toHaveLength(1);
+    for (const call of [
+      () => me.auth.changePassword({ current_password: 'a', new_password: 'b' }),
+      () => me.auth.requestPasswordReset({ email: 'a@example.com' }),
+      () => me.auth.confirmPasswordReset({ token: 'x', new_password: 'y' }),
+    ]) {
+      api.requests.length = 0;
+      await expect(call()).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(api.requests).toHaveLength(1);
+    }
+    api.requests.length = 0;
+    await expect(me.auth.sessions.revokeOthers()).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(api.requests).toHaveLength(3);
   });
 });

@@ -172,4 +172,51 @@ describe('in Chromium, with the browser fetch', () => {
     expect(result).toMatchObject({ keyShown: true, cookieVisibleToScript: false, afterLogout: 401 });
     await page.context().close();
   });
+
+  it('on the API origin with the session cookie: see and end sessions, change the password (issue 18)', async () => {
+    const page = await pageOnApiOrigin();
+    const email = `browser.lifecycle.${Date.now()}@example.com`;
+    // Another session of the same account, signed in from elsewhere (Node), which the page signs out.
+    const result = await page.evaluate(
+      async ({ email, baseUrl }) => {
+        const sdk = window.releasesSdk;
+        const client = new sdk.ReleasesClient({ fetchOptions: { credentials: 'include' } });
+        await client.auth.signup({ email, password: 'a browser password' });
+        // Without the page's cookie (same-origin requests would carry it): only its own token.
+        const elsewhere = new sdk.ReleasesClient({ baseUrl, fetchOptions: { credentials: 'omit' } });
+        const other = elsewhere.withSession(
+          (await elsewhere.auth.login({ email, password: 'a browser password' })).session.token,
+        );
+        const before = (await client.auth.sessions.list()).sessions;
+        await client.auth.changePassword({
+          current_password: 'a browser password',
+          new_password: 'a new browser password',
+        });
+        const otherAfterChange = await other.auth.session().catch((e: unknown) => e);
+        const again = elsewhere.withSession(
+          (await elsewhere.auth.login({ email, password: 'a new browser password' })).session.token,
+        );
+        await client.auth.sessions.revokeOthers();
+        const againAfterRevoke = await again.auth.session().catch((e: unknown) => e);
+        const after = (await client.auth.sessions.list()).sessions;
+        // Ending the current session signs the page out: the cookie is cleared.
+        await client.auth.sessions.revoke(after[0]!.id);
+        const signedOut = await client.auth.session().catch((e: unknown) => e);
+        return {
+          before: before.map((session) => session.current),
+          userAgent: before.find((session) => session.current)?.user_agent ?? '',
+          otherAfterChange: otherAfterChange instanceof sdk.AuthenticationError,
+          againAfterRevoke: againAfterRevoke instanceof sdk.AuthenticationError,
+          after: after.map((session) => session.current),
+          signedOut: signedOut instanceof sdk.AuthenticationError ? signedOut.status : String(signedOut),
+        };
+      },
+      { email, baseUrl: server.baseUrl },
+    );
+    expect(result.before.sort()).toEqual([false, true]);
+    // The browser's own User-Agent, as the server kept it.
+    expect(result.userAgent).toMatch(/Chrom/);
+    expect(result).toMatchObject({ otherAfterChange: true, againAfterRevoke: true, after: [true], signedOut: 401 });
+    await page.context().close();
+  });
 });

@@ -1,12 +1,19 @@
 import type {
+  ActiveSessionListResponseSchema,
+  ActiveSessionSchema,
   ApiKeyListResponseSchema,
   ApiKeySchema,
   AuthResponseSchema,
   CreateApiKeySchema,
   CreatedApiKeyResponseSchema,
+  ChangePasswordSchema,
   CredentialsSchema,
+  DeleteAccountSchema,
   FacetsResponseSchema,
   LoginSchema,
+  PasswordResetConfirmSchema,
+  PasswordResetRequestedResponseSchema,
+  PasswordResetRequestSchema,
   ProblemSchema,
   ReleaseListQuery,
   ReleaseSchema,
@@ -18,7 +25,14 @@ import type { ProblemKind as ContractProblemKind } from '@releases/contract/wire
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import {
+  type ActiveSession,
+  type ActiveSessionList,
   type APIError,
+  type ChangePasswordParams,
+  type DeleteAccountParams,
+  type PasswordResetConfirmParams,
+  type PasswordResetRequested,
+  type PasswordResetRequestParams,
   type ApiKey,
   type ApiKeyList,
   type AuthResult,
@@ -76,6 +90,18 @@ describe('public types equal the contract', () => {
     expectTypeOf<CreateApiKeyParams>().toEqualTypeOf<z.input<typeof CreateApiKeySchema>>();
   });
 
+  it('the account lifecycle is the contract shapes (issue 18)', () => {
+    expectTypeOf<ActiveSession>().toEqualTypeOf<z.infer<typeof ActiveSessionSchema>>();
+    expectTypeOf<ActiveSessionList>().toEqualTypeOf<z.infer<typeof ActiveSessionListResponseSchema>['data']>();
+    expectTypeOf<PasswordResetRequested>().toEqualTypeOf<
+      z.infer<typeof PasswordResetRequestedResponseSchema>['data']
+    >();
+    expectTypeOf<ChangePasswordParams>().toEqualTypeOf<z.input<typeof ChangePasswordSchema>>();
+    expectTypeOf<PasswordResetRequestParams>().toEqualTypeOf<z.input<typeof PasswordResetRequestSchema>>();
+    expectTypeOf<PasswordResetConfirmParams>().toEqualTypeOf<z.input<typeof PasswordResetConfirmSchema>>();
+    expectTypeOf<DeleteAccountParams>().toEqualTypeOf<z.input<typeof DeleteAccountSchema>>();
+  });
+
   it('list parameters use the wire names of the contract query', () => {
     expectTypeOf<keyof ReleaseListParams>().toEqualTypeOf<keyof ReleaseListQuery>();
     expectTypeOf<NonNullable<ReleaseListParams['sort']>>().toEqualTypeOf<ReleaseListQuery['sort']>();
@@ -105,6 +131,15 @@ describe('the client surface', () => {
     expectTypeOf(me.keys.revoke('key_x')).resolves.toEqualTypeOf<ApiKey>();
     // @ts-expect-error the key name is required
     void me.keys.create({ expires_in_days: 3 });
+    expectTypeOf(me.auth.changePassword({ current_password: 'a', new_password: 'b' })).resolves.toEqualTypeOf<void>();
+    expectTypeOf(me.auth.sessions.list()).resolves.toEqualTypeOf<ActiveSessionList>();
+    expectTypeOf(me.auth.sessions.revoke('ses_x')).resolves.toEqualTypeOf<void>();
+    expectTypeOf(me.auth.sessions.revokeOthers()).resolves.toEqualTypeOf<void>();
+    expectTypeOf(client.auth.requestPasswordReset({ email: 'a@b.c' })).resolves.toEqualTypeOf<PasswordResetRequested>();
+    expectTypeOf(client.auth.confirmPasswordReset({ token: 't', new_password: 'p' })).resolves.toEqualTypeOf<void>();
+    expectTypeOf(me.auth.deleteAccount({ password: 'p' })).resolves.toEqualTypeOf<void>();
+    // @ts-expect-error the current password is required
+    void me.auth.changePassword({ new_password: 'b' });
   });
 
   it('APIPromise is a Promise: it can be returned where a Promise is declared (issue 8 #10)', () => {

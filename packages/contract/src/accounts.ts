@@ -10,6 +10,10 @@ export const apiKeyIdPattern = new RegExp(`^key_[A-Za-z0-9]{1,${limits.maxIdLeng
 /** Session tokens are 32 random bytes in base64url: 43 characters. */
 const sessionTokenLength = 43;
 export const sessionTokenPattern = new RegExp(`^[A-Za-z0-9_-]{${sessionTokenLength}}$`);
+export const sessionIdPattern = new RegExp(`^ses_[A-Za-z0-9]{1,${limits.maxIdLength - 4}}$`);
+/** Password reset tokens are 32 random bytes (256 bits) in base64url: 43 characters. */
+const passwordResetTokenLength = 43;
+export const passwordResetTokenPattern = new RegExp(`^[A-Za-z0-9_-]{${passwordResetTokenLength}}$`);
 
 /** Trimmed and lower-cased before it is checked, stored or compared: one account per mailbox spelling. */
 export const EmailSchema = writtenText(
@@ -46,18 +50,16 @@ export const CredentialsSchema = z
 export type Credentials = z.input<typeof CredentialsSchema>;
 
 /**
- * Login takes any password up to the maximum length, so that a rule tightened later never locks out an
- * account made under the old one; a wrong password is a 401 like any other.
+ * A password the account already has, to prove who is asking: any password up to the maximum length, so that a
+ * rule tightened later never locks out an account made under the old one; a wrong one is a 401.
  */
-export const LoginSchema = z
-  .object({
-    email: EmailSchema,
-    password: z
-      .string()
-      .min(1, 'is required')
-      .max(limits.maxPasswordLength, `must be at most ${limits.maxPasswordLength} characters`),
-  })
-  .strict();
+const CurrentPasswordSchema = z
+  .string()
+  .min(1, 'is required')
+  .max(limits.maxPasswordLength, `must be at most ${limits.maxPasswordLength} characters`);
+
+/** The body of login: any password (see `CurrentPasswordSchema`). */
+export const LoginSchema = z.object({ email: EmailSchema, password: CurrentPasswordSchema }).strict();
 
 export const UserSchema = z.object({
   id: z.string().max(limits.maxIdLength).regex(userIdPattern).describe('Stable identifier, prefixed `usr_`.'),
@@ -147,3 +149,93 @@ export const ApiKeyResponseSchema = z.object({ success: z.literal(true), data: A
 export const ApiKeyIdParamsSchema = z.object({
   id: z.string().max(limits.maxIdLength).regex(apiKeyIdPattern, 'is not an API key id (they look like key_...)'),
 });
+
+// --- the account's lifecycle (SPEC §3.7) ---------------------------------------------------------------
+
+/**
+ * The body of `POST /api/v1/auth/password`. The new password follows the rules of a new account's (besides
+ * these, the server refuses the email address and the most common passwords).
+ */
+export const ChangePasswordSchema = z
+  .object({
+    current_password: CurrentPasswordSchema.describe('The password the account has now.'),
+    new_password: PasswordSchema,
+  })
+  .strict();
+export type ChangePassword = z.input<typeof ChangePasswordSchema>;
+
+/** A session as its user sees it in the list of where they are signed in: never its token. */
+export const ActiveSessionSchema = z.object({
+  id: z
+    .string()
+    .max(limits.maxIdLength)
+    .regex(sessionIdPattern)
+    .describe(
+      'Stable identifier, prefixed `ses_`, what `DELETE /api/v1/auth/sessions/{id}` takes. Not derived from the token.',
+    ),
+  created_at: isoTimestamp.describe('When signing in (or up) started it.'),
+  last_used_at: isoTimestamp.describe('When it was last used; updated at most once a minute.'),
+  expires_at: isoTimestamp.describe('When it ends unless used: the earlier of the idle and absolute expiry.'),
+  user_agent: z
+    .string()
+    .max(limits.maxUserAgentLength)
+    .nullable()
+    .describe(
+      `The \`User-Agent\` that signed in, its first ${limits.maxUserAgentLength} characters; null when none was sent.`,
+    ),
+  current: z.boolean().describe('Whether this is the session that made this request.'),
+});
+export type ActiveSession = z.infer<typeof ActiveSessionSchema>;
+
+export const ActiveSessionListSchema = z.object({
+  sessions: z
+    .array(ActiveSessionSchema)
+    .max(limits.maxListedSessions)
+    .describe(`The account's live sessions, newest first (at most the ${limits.maxListedSessions} newest).`),
+});
+
+export const ActiveSessionListResponseSchema = z.object({ success: z.literal(true), data: ActiveSessionListSchema });
+export type ActiveSessionList = z.infer<typeof ActiveSessionListResponseSchema>['data'];
+
+export const SessionIdParamsSchema = z.object({
+  id: z.string().max(limits.maxIdLength).regex(sessionIdPattern, 'is not a session id (they look like ses_...)'),
+});
+
+/** The body of `POST /api/v1/auth/password-reset`. */
+export const PasswordResetRequestSchema = z.object({ email: EmailSchema }).strict();
+export type PasswordResetRequest = z.input<typeof PasswordResetRequestSchema>;
+
+/** The answer to a reset request: the same whether or not an account has the email. */
+export const PasswordResetRequestedSchema = z.object({
+  expires_in_minutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .describe('How long the link in the mail works, if an account has this email (the answer does not say).'),
+});
+
+export const PasswordResetRequestedResponseSchema = z.object({
+  success: z.literal(true),
+  data: PasswordResetRequestedSchema,
+});
+export type PasswordResetRequested = z.infer<typeof PasswordResetRequestedResponseSchema>['data'];
+
+/** The body of `POST /api/v1/auth/password-reset/confirm`. */
+export const PasswordResetConfirmSchema = z
+  .object({
+    token: z
+      .string()
+      .max(passwordResetTokenLength)
+      .regex(passwordResetTokenPattern, 'is not a password reset token (the token=... part of the link in the mail)')
+      .describe('The token from the reset link: what follows `#token=` in it.'),
+    new_password: PasswordSchema,
+  })
+  .strict();
+export type PasswordResetConfirm = z.input<typeof PasswordResetConfirmSchema>;
+
+/** The body of `DELETE /api/v1/auth/account`: the password, so that a stolen session alone cannot do it. */
+export const DeleteAccountSchema = z
+  .object({ password: CurrentPasswordSchema.describe("The account's password.") })
+  .strict();
+export type DeleteAccount = z.input<typeof DeleteAccountSchema>;

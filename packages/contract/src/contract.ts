@@ -1,14 +1,21 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import {
+  ActiveSessionListResponseSchema,
   ApiKeyIdParamsSchema,
   ApiKeyListResponseSchema,
   ApiKeyResponseSchema,
   AuthResponseSchema,
+  ChangePasswordSchema,
   CreateApiKeySchema,
   CreatedApiKeyResponseSchema,
   CredentialsSchema,
+  DeleteAccountSchema,
   LoginSchema,
+  PasswordResetConfirmSchema,
+  PasswordResetRequestedResponseSchema,
+  PasswordResetRequestSchema,
+  SessionIdParamsSchema,
   SessionInfoResponseSchema,
 } from './accounts.js';
 import { apiPaths } from './paths.js';
@@ -101,6 +108,9 @@ export interface RouteMetadata {
 
 const metadata = (value: RouteMetadata) => value;
 
+const { signInThrottle } = limits;
+const newPasswordRules = `The new password must be ${limits.minPasswordLength} to ${limits.maxPasswordLength} characters, not the email address, and not one of the most common passwords (a 400 naming \`new_password\` says which rule it broke).`;
+
 export const contract = c.router(
   {
     release: {
@@ -180,8 +190,7 @@ export const contract = c.router(
         method: 'POST',
         path: apiPaths.login,
         summary: 'Sign in',
-        description:
-          'Starts a new session: the response carries the session token (for `Authorization: Bearer`) and sets the session cookie. An unknown email and a wrong password get the same 401.',
+        description: `Starts a new session: the response carries the session token (for \`Authorization: Bearer\`) and sets the session cookie. An unknown email and a wrong password get the same 401. After ${signInThrottle.failures} failed sign-ins to one email within ${signInThrottle.windowMinutes} minutes, sign-ins to it are allowed once a minute, from any address (429 with \`Retry-After\` otherwise), until one succeeds or the password is reset.`,
         body: LoginSchema,
         responses: {
           200: AuthResponseSchema,
@@ -214,6 +223,73 @@ export const contract = c.router(
         description: 'Who is signed in, and when the session ends unless it is used.',
         responses: { 200: SessionInfoResponseSchema, 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({ auth: 'session' }),
+      },
+      changePassword: {
+        method: 'POST',
+        path: apiPaths.password,
+        summary: 'Change your password',
+        description: `Sets a new password. Every other session of the account ends (this one stays signed in), and a pending password reset link stops working. A wrong \`current_password\` is a 401. ${newPasswordRules} Counted against no quota: a stolen session must not keep the owner from locking it out.`,
+        body: ChangePasswordSchema,
+        responses: { 204: c.noBody(), ...bodyProblems, 401: problem, 403: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'session', quota: 'none' }),
+      },
+      listSessions: {
+        method: 'GET',
+        path: apiPaths.sessions,
+        summary: 'Where you are signed in',
+        description:
+          'Every live session of the account, newest first: when it started and was last used, when it ends, the browser or client that signed in, and which one is this request. Never a token.',
+        responses: { 200: ActiveSessionListResponseSchema, 401: problem, 403: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'session' }),
+      },
+      revokeSession: {
+        method: 'DELETE',
+        path: apiPaths.sessionById,
+        summary: 'End one of your sessions',
+        description:
+          "Ends one session of the account: it is refused from the moment this answers on the instance that answered, and within a second on the others. Ending the current session signs out (the session cookie is cleared). Another account's session id is a 404. Counted against no quota.",
+        pathParams: SessionIdParamsSchema,
+        body: c.noBody(),
+        responses: { 204: c.noBody(), ...bodyProblems, 401: problem, 403: problem, 404: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'session', quota: 'none' }),
+      },
+      revokeOtherSessions: {
+        method: 'DELETE',
+        path: apiPaths.sessions,
+        summary: 'Sign out everywhere else',
+        description:
+          'Ends every session of the account except the one that makes this request (signed out elsewhere, still signed in here). Counted against no quota.',
+        body: c.noBody(),
+        responses: { 204: c.noBody(), ...bodyProblems, 401: problem, 403: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'session', quota: 'none' }),
+      },
+      requestPasswordReset: {
+        method: 'POST',
+        path: apiPaths.passwordReset,
+        summary: 'Ask for a password reset link',
+        description: `Mails a link to reset the password to the account with this email, if there is one: \`{PUBLIC_URL}/reset-password#token=<token>\`. The link works for ${limits.passwordResetLifetimeMinutes} minutes and once; asking again replaces it. The answer is the same 202, in the same time, whether or not an account has the email. Counted against the per-address quota of signing up and in.`,
+        body: PasswordResetRequestSchema,
+        responses: { 202: PasswordResetRequestedResponseSchema, ...bodyProblems, 403: problem, ...everyRoute },
+        metadata: metadata({ auth: 'none', quota: 'sign-in', csrf: 'sign-in' }),
+      },
+      confirmPasswordReset: {
+        method: 'POST',
+        path: apiPaths.passwordResetConfirm,
+        summary: 'Set a new password with a reset link',
+        description: `Sets the password of the account the reset token was mailed to. Every session of the account ends, and the sign-in throttle of the account is lifted. An unknown, used or expired token is a 400 naming \`token\`. ${newPasswordRules}`,
+        body: PasswordResetConfirmSchema,
+        responses: { 204: c.noBody(), ...bodyProblems, 403: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'none', quota: 'sign-in', csrf: 'sign-in' }),
+      },
+      deleteAccount: {
+        method: 'DELETE',
+        path: apiPaths.account,
+        summary: 'Delete your account',
+        description:
+          "Deletes the account for good, with its sessions and API keys (revoked at the external key manager too, first: if it cannot be reached, the answer is a 503 and nothing is deleted). Takes the account's password; a wrong one is a 401. The session cookie is cleared. Counted against no quota.",
+        body: DeleteAccountSchema,
+        responses: { 204: c.noBody(), ...bodyProblems, 401: problem, 403: problem, ...databaseRoute },
+        metadata: metadata({ auth: 'session', quota: 'none' }),
       },
     },
     keys: {

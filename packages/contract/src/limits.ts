@@ -47,6 +47,18 @@ export const limits = {
    */
   maxFacetValues: 10_000,
   maxListedApiKeys: 10_000,
+  /** Most sessions `GET /api/v1/auth/sessions` lists (the newest); every one of them ends all the same. */
+  maxListedSessions: 1_000,
+  /** How much of a sign-in's `User-Agent` a session keeps, in characters. */
+  maxUserAgentLength: 200,
+  /** How long a password reset link works, in minutes (SPEC §3.7). */
+  passwordResetLifetimeMinutes: 30,
+  /**
+   * The per-account sign-in throttle (SPEC §3.7): after this many failed sign-ins to one account within the
+   * window, further sign-ins to it are allowed once per turn, from any address, until one succeeds or the
+   * password is reset.
+   */
+  signInThrottle: { failures: 10, windowMinutes: 15, turnSeconds: 60 },
 } as const;
 
 export const sortOrders = ['-release_date', 'release_date'] as const;

@@ -1,8 +1,10 @@
 import type { User } from '@releases/contract';
 import type { Clock } from '../clock.js';
-import type { AccountStore, SessionRecord, UserRecord } from '../storage/interface.js';
+import type { KeyManager } from '../keys/key-manager.js';
+import type { AccountStore, ApiKeyStore, SessionRecord, UserRecord, UserWithPassword } from '../storage/interface.js';
 import { newId } from '../crypto.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import type { PasswordPolicy } from './password-policy.js';
 import type { SessionService } from './sessions.js';
 
 export interface SignedIn {
@@ -15,13 +17,42 @@ export function userJson(user: UserRecord): User {
   return { id: user.id, email: user.email, created_at: user.createdAt };
 }
 
-/** Signing up and in. Emails arrive trimmed and lower-cased (the contract's schema does it). */
+export interface AccountServiceDeps {
+  accounts: AccountStore;
+  sessions: SessionService;
+  /** Revokes a deleted account's keys where they are verified (Unkey, under `KEY_MANAGER=unkey`). */
+  keys: KeyManager;
+  keyStore: ApiKeyStore;
+  policy: PasswordPolicy;
+  clock: Clock;
+}
+
+/** What an account's deletion took with it. */
+export interface DeletedAccount {
+  sessions: number;
+  keys: number;
+}
+
+/**
+ * Accounts: signing up and in, passwords, and deletion. Emails arrive trimmed and lower-cased (the contract's
+ * schema does it).
+ */
 export class AccountService {
-  constructor(
-    private readonly accounts: AccountStore,
-    private readonly sessions: SessionService,
-    private readonly clock: Clock,
-  ) {}
+  private readonly accounts: AccountStore;
+  private readonly sessions: SessionService;
+
+  constructor(private readonly deps: AccountServiceDeps) {
+    this.accounts = deps.accounts;
+    this.sessions = deps.sessions;
+  }
+
+  /**
+   * Why `password` may not be the new password of the account with `email` (common, a repeat, the email), or
+   * undefined. The contract has checked its length already.
+   */
+  newPasswordProblem(password: string, email: string): string | undefined {
+    return this.deps.policy.problem(password, email);
+  }
 
   /** Creates an account without signing it in (the CLI). */
   async createUser(email: string, password: string): Promise<UserRecord | 'email-taken'> {
@@ -31,10 +62,10 @@ export class AccountService {
   }
 
   /** Creates an account and its first session, in one transaction. */
-  async signup(email: string, password: string): Promise<SignedIn | 'email-taken'> {
+  async signup(email: string, password: string, userAgent: string | null): Promise<SignedIn | 'email-taken'> {
     const passwordHash = await hashPassword(password);
     const user = { id: newId('usr'), email, passwordHash, createdAt: this.now() };
-    const { token, session } = this.sessions.mint(user.id);
+    const { token, session } = this.sessions.mint(user.id, userAgent);
     const result = await this.accounts.createUser(user, session);
     return result.created ? { user, token, session } : result.reason;
   }
@@ -43,16 +74,53 @@ export class AccountService {
    * A new session for the right password, else undefined. An unknown email costs the same hashing as a wrong
    * password, so timing does not reveal which emails have accounts.
    */
-  async login(email: string, password: string): Promise<SignedIn | undefined> {
+  async login(email: string, password: string, userAgent: string | null): Promise<SignedIn | undefined> {
     const user = await this.accounts.findUserByEmail(email);
     const good = await verifyPassword(password, user?.passwordHash);
     if (!user || !good) return undefined;
     await this.sessions.sweep(user.id);
-    const { token, session } = await this.sessions.start(user.id);
+    const { token, session } = await this.sessions.start(user.id, userAgent);
     return { user: { id: user.id, email: user.email, createdAt: user.createdAt }, token, session };
   }
 
+  /** A signed-in user's account, for checking its password; undefined when it is gone. */
+  findUser(userId: string): Promise<UserWithPassword | undefined> {
+    return this.accounts.findUserWithPassword(userId);
+  }
+
+  /** Whether `password` is the account's (constant time, the same work whatever the answer). */
+  checkPassword(user: UserWithPassword, password: string): Promise<boolean> {
+    return verifyPassword(password, user.passwordHash);
+  }
+
+  /**
+   * Sets a new password; in the same transaction every session of the user ends, but `keptSessionId` (the one
+   * that asked) when given. False when the user is gone.
+   */
+  async setPassword(userId: string, password: string, keptSessionId?: string): Promise<boolean> {
+    const passwordHash = await hashPassword(password);
+    return this.accounts.setPassword(
+      userId,
+      passwordHash,
+      keptSessionId === undefined ? 'all' : { allBut: keptSessionId },
+      this.sessions.forget,
+    );
+  }
+
+  /**
+   * Deletes an account: its API keys are revoked through the key manager first (at Unkey, under
+   * `KEY_MANAGER=unkey`), so that a key never outlives its account there; if that fails it throws (a 503) and
+   * nothing is deleted here. Then the user, its sessions, key rows and pending reset go in one transaction.
+   * Undefined when the account was gone already.
+   */
+  async deleteAccount(userId: string): Promise<DeletedAccount | undefined> {
+    for (const key of await this.deps.keyStore.list(userId)) {
+      if (key.revokedAt === null) await this.deps.keys.revoke(key.id);
+    }
+    return this.accounts.deleteUser(userId, this.sessions.forget);
+  }
+
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return new Date(this.deps.clock.now()).toISOString();
   }
 }

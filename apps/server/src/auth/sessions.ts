@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { hashSecret, newId } from '../crypto.js';
-import type { SessionRecord, SessionStore } from '../storage/interface.js';
+import { limits } from '@releases/contract';
+import type { EndingSessions, SessionRecord, SessionStore } from '../storage/interface.js';
 
 /** The idle expiry is moved at most this often per session: one write a minute, however busy the session. */
 const sessionExtendIntervalMs = 60_000;
@@ -33,6 +34,17 @@ export interface SessionLifetimes {
   absoluteTtlMs: number;
 }
 
+/**
+ * What a session keeps of the `User-Agent` it was started with: its first characters, or null. Control
+ * characters are dropped (HTTP parsers refuse most of them already; PostgreSQL refuses NUL in text outright).
+ */
+export function userAgentOf(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  // eslint-disable-next-line no-control-regex -- dropping control characters is the point
+  const kept = header.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  return kept === '' ? null : kept.slice(0, limits.maxUserAgentLength);
+}
+
 /** When a session ends unless it is used: the earlier of its idle and absolute expiry. */
 export function sessionExpiresAt(session: SessionRecord): string {
   return session.idleExpiresAt < session.absoluteExpiresAt ? session.idleExpiresAt : session.absoluteExpiresAt;
@@ -60,7 +72,7 @@ export class SessionService {
   ) {}
 
   /** A new session for a user, not yet stored (signup stores it in the same transaction as the account). */
-  mint(userId: string): { token: string; session: SessionRecord } {
+  mint(userId: string, userAgent: string | null): { token: string; session: SessionRecord } {
     const token = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     const absolute = now + this.lifetimes.absoluteTtlMs;
@@ -72,12 +84,13 @@ export class SessionService {
       lastSeenAt: new Date(now).toISOString(),
       idleExpiresAt: new Date(Math.min(now + this.lifetimes.idleTtlMs, absolute)).toISOString(),
       absoluteExpiresAt: new Date(absolute).toISOString(),
+      userAgent,
     };
     return { token, session };
   }
 
-  async start(userId: string): Promise<{ token: string; session: SessionRecord }> {
-    const minted = this.mint(userId);
+  async start(userId: string, userAgent: string | null): Promise<{ token: string; session: SessionRecord }> {
+    const minted = this.mint(userId, userAgent);
     await this.store.insert(minted.session);
     return minted;
   }
@@ -118,9 +131,41 @@ export class SessionService {
 
   /** Signs a session out: its row is deleted, and this instance refuses it from now on. */
   async end(session: SessionRecord): Promise<void> {
-    this.ended.set(session.id, true);
-    this.reused.delete(session.tokenHash);
+    this.forget([session]);
     await this.store.delete(session.id);
+  }
+
+  /**
+   * Refuses sessions on this instance from now on: their ids are remembered as ended and their reuse entries
+   * dropped. Every way of ending sessions calls it before their rows go: `end` above, and the storage
+   * transactions that delete several (signing out elsewhere, a new password, a reset, a deleted account) call
+   * it with the rows they delete, before they commit. Pass it to them as their `EndingSessions`.
+   */
+  readonly forget: EndingSessions = (sessions) => {
+    for (const session of sessions) {
+      this.ended.set(session.id, true);
+      this.reused.delete(session.tokenHash);
+    }
+  };
+
+  /** A user's live sessions, newest first (at most the newest `limits.maxListedSessions`). */
+  list(userId: string): Promise<SessionRecord[]> {
+    return this.store.listLive(userId, new Date(this.clock.now()).toISOString(), limits.maxListedSessions);
+  }
+
+  /** Ends one of a user's sessions by id; false when the user has no such session. */
+  async endOne(userId: string, sessionId: string): Promise<boolean> {
+    return (await this.store.deleteOfUser(userId, { only: sessionId }, this.forget)) > 0;
+  }
+
+  /** Ends every session of a user but one (signing out everywhere else); returns how many ended. */
+  endOthers(userId: string, keptSessionId: string): Promise<number> {
+    return this.store.deleteOfUser(userId, { allBut: keptSessionId }, this.forget);
+  }
+
+  /** Ends every session of a user (the CLI); returns how many ended. */
+  endAll(userId: string): Promise<number> {
+    return this.store.deleteOfUser(userId, 'all', this.forget);
   }
 
   private reuse(session: SessionRecord, now: number): void {

@@ -17,6 +17,9 @@ const usage = `Usage: pnpm --silent cli <command>   (--silent keeps pnpm's own b
   seed --synthetic N [--seed S]             load N deterministic synthetic releases (up to 1,000,000)
   import FILE                               upsert releases from a JSON array or JSON Lines file (all or nothing)
   users create --email E                    create an account; the password is read from stdin
+  users set-password --email E              set a new password (read from stdin); the account's sessions end
+  users delete --email E                    delete an account with its sessions and keys (revoked at the key manager)
+  users sessions --email E [--end-all]      list an account's live sessions; --end-all ends them all
   keys create --name N [--user EMAIL] [--expires-in 90d]
   keys list
   keys revoke ID
@@ -46,6 +49,7 @@ async function run(argv: string[]): Promise<number> {
       user: { type: 'string' },
       email: { type: 'string' },
       'expires-in': { type: 'string' },
+      'end-all': { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -106,13 +106,20 @@ export const responseHeaderComponents = {
   },
   'Set-Cookie': {
     description:
-      'The session cookie (see the `SessionCookie` scheme): set when signing in, renewed while a cookie session is used, cleared (`Max-Age=0`) when signing out or when the cookie no longer works.',
+      'The session cookie (see the `SessionCookie` scheme): set when signing in, renewed while a cookie session is used, cleared (`Max-Age=0`) when signing out (also by ending the current session or deleting the account) or when the cookie no longer works.',
     schema: { type: 'string', maxLength: 512, pattern: `^(${sessionCookieNames.secure}|${sessionCookieNames.plain})=` },
   },
 } satisfies Record<string, HeaderObject>;
 
 /** Routes whose handler sets or clears the session cookie, beyond the renewal every session route may do. */
-const cookieWriters = new Set<AppRoute>([contract.auth.signup, contract.auth.login, contract.auth.logout]);
+const cookieWriters = new Set<AppRoute>([
+  contract.auth.signup,
+  contract.auth.login,
+  contract.auth.logout,
+  // Ending the current session signs out; a deleted account's session is over.
+  contract.auth.revokeSession,
+  contract.auth.deleteAccount,
+]);
 
 function setsCookie(route: AppRoute, metadata: RouteMetadata, status: number): boolean {
   if (cookieWriters.has(route)) return status < 300;
@@ -142,7 +149,7 @@ function responseHeaders(
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
-const successDescriptions: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No content' };
+const successDescriptions: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
 
 function kindsWithStatus(status: number): ProblemKind[] {
   return (Object.keys(problemKinds) as ProblemKind[]).filter((kind) => problemKinds[kind].status === status);

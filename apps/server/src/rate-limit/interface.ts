@@ -16,6 +16,8 @@ export interface CounterStore {
    * `CounterStoreUnavailableError` when it cannot count.
    */
   increment(key: string): WindowCount | Promise<WindowCount>;
+  /** `key`'s count in its current window without counting a hit; undefined when it has none. */
+  get(key: string): WindowCount | undefined | Promise<WindowCount | undefined>;
   /** Starts `key`'s count over. */
   reset(key: string): void | Promise<void>;
 }

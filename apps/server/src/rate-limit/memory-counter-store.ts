@@ -33,6 +33,11 @@ export class MemoryCounterStore implements CounterStore {
     return count;
   }
 
+  get(key: string): WindowCount | undefined {
+    const count = this.current.get(key) ?? this.previous.get(key);
+    return count === undefined || count.resetsAt <= this.now() ? undefined : { ...count };
+  }
+
   reset(key: string): void {
     this.current.delete(key);
     this.previous.delete(key);

@@ -170,6 +170,15 @@ export class RedisCounterStore implements CounterStore {
     });
   }
 
+  get(key: string): Promise<WindowCount | undefined> {
+    return this.redis.call(async () => {
+      const info = await this.store.get(key);
+      // A key Redis does not have comes back as hits NaN (its script's GET answers nil) and a past reset.
+      if (!info || !Number.isFinite(info.totalHits) || info.totalHits <= 0) return undefined;
+      return { hits: info.totalHits, resetsAt: info.resetTime?.getTime() ?? Date.now() };
+    });
+  }
+
   reset(key: string): Promise<void> {
     return this.redis.call(() => this.store.resetKey(key));
   }

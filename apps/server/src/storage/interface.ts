@@ -85,7 +85,18 @@ export interface SessionRecord {
   lastSeenAt: string;
   idleExpiresAt: string;
   absoluteExpiresAt: string;
+  /** The sign-in's `User-Agent` (its first 200 characters), or null. */
+  userAgent: string | null;
 }
+
+/**
+ * Told which sessions a transaction is about to delete, before it commits (so before any other connection can
+ * see them gone): `SessionService.forget`, which refuses them on this instance from then on (SPEC §3.7).
+ */
+export type EndingSessions = (sessions: ReadonlyArray<Pick<SessionRecord, 'id' | 'tokenHash'>>) => void;
+
+/** Which of a user's sessions to end. */
+export type SessionSelection = { only: string } | { allBut: string } | 'all';
 
 export type CreateUserResult = { created: true } | { created: false; reason: 'email-taken' };
 
@@ -97,6 +108,43 @@ export interface AccountStore {
    * (also by a concurrent signup) is reported, not thrown.
    */
   createUser(user: UserWithPassword, session?: SessionRecord): Promise<CreateUserResult>;
+  /** The account with its password hash, by id (to check the password of a signed-in user). */
+  findUserWithPassword(id: string): Promise<UserWithPassword | undefined>;
+  /**
+   * Sets the password and ends sessions (all, or all but the one given) in one transaction, and drops a pending
+   * password reset; false when the user is gone.
+   */
+  setPassword(
+    userId: string,
+    passwordHash: string,
+    endSessions: SessionSelection,
+    ending: EndingSessions,
+  ): Promise<boolean>;
+  /**
+   * Deletes the user with its sessions, API key rows and pending reset in one transaction; what it deleted, or
+   * undefined when the user was already gone.
+   */
+  deleteUser(userId: string, ending: EndingSessions): Promise<{ sessions: number; keys: number } | undefined>;
+}
+
+export interface PasswordResetRecord {
+  userId: string;
+  /** SHA-256 of the token. */
+  tokenHash: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface PasswordResetStore {
+  /** Stores a user's pending reset, replacing any older one of theirs (only the newest link works). */
+  replace(record: PasswordResetRecord): Promise<void>;
+  /** The user a live (unused, unexpired at `now`) token belongs to, without using it up. */
+  findLive(tokenHash: string, now: string): Promise<string | undefined>;
+  /**
+   * Uses a live token up and, in the same transaction, sets its user's password and ends every session of
+   * theirs. At most one of several concurrent calls with one token gets the user id; the rest undefined.
+   */
+  consume(tokenHash: string, now: string, passwordHash: string, ending: EndingSessions): Promise<string | undefined>;
 }
 
 export interface SessionStore {
@@ -105,6 +153,10 @@ export interface SessionStore {
   /** Moves a session's idle expiry (the sliding part); returns false when the session is gone. */
   extend(id: string, lastSeenAt: string, idleExpiresAt: string): Promise<boolean>;
   delete(id: string): Promise<void>;
+  /** A user's live sessions at `now`, newest first, at most `limit`. */
+  listLive(userId: string, now: string, limit: number): Promise<SessionRecord[]>;
+  /** Deletes some of a user's sessions in one transaction, telling `ending` first; returns how many. */
+  deleteOfUser(userId: string, which: SessionSelection, ending: EndingSessions): Promise<number>;
   /** Deletes the sessions that ended by `now`, one user's or everyone's; returns how many. */
   deleteExpired(now: string, userId?: string): Promise<number>;
 }
@@ -177,6 +229,7 @@ export interface Storage {
   readonly catalogueWrites: CatalogueWrites;
   readonly accounts: AccountStore;
   readonly sessions: SessionStore;
+  readonly passwordResets: PasswordResetStore;
   readonly keys: ApiKeyStore;
   readonly secrets: SecretStore;
 }

@@ -7,6 +7,7 @@ import { KyselyCatalogueWrites } from './catalogue-writes.js';
 import type { PoolUse, Storage } from './interface.js';
 export type { Backend } from './backend.js';
 import { migrationProvider } from './migrations.js';
+import { KyselyPasswordResetStore } from './password-reset-store.js';
 import { KyselySecretStore } from './secret-store.js';
 import { KyselySessionStore } from './session-store.js';
 
@@ -16,6 +17,7 @@ export class KyselyStorage implements Storage {
   readonly catalogueWrites: KyselyCatalogueWrites;
   readonly accounts: KyselyAccountStore;
   readonly sessions: KyselySessionStore;
+  readonly passwordResets: KyselyPasswordResetStore;
   readonly keys: KyselyApiKeyStore;
   readonly secrets: KyselySecretStore;
 
@@ -26,6 +28,7 @@ export class KyselyStorage implements Storage {
     this.catalogueWrites = new KyselyCatalogueWrites(backend, cache);
     this.accounts = new KyselyAccountStore(backend);
     this.sessions = new KyselySessionStore(backend);
+    this.passwordResets = new KyselyPasswordResetStore(backend);
     this.keys = new KyselyApiKeyStore(backend);
     this.secrets = new KyselySecretStore(backend);
   }

@@ -106,6 +106,26 @@ function migrations(clustered: RawBuilder<unknown>): Record<string, Migration> {
       },
     },
     '0003_external_key_ids': externalKeyIds(),
+    '0004_account_lifecycle': accountLifecycle(),
+  };
+}
+
+/**
+ * The account's lifecycle (SPEC §3.7): the browser or client each session was started from, to tell the user's
+ * sessions apart (null for sessions from before), and pending password resets, one per user.
+ */
+function accountLifecycle(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('sessions').addColumn('user_agent', 'text').execute();
+      await db.schema
+        .createTable('password_resets')
+        .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+    },
   };
 }
 

@@ -76,6 +76,17 @@ export interface SessionsTable {
   last_seen_at: string;
   idle_expires_at: string;
   absolute_expires_at: string;
+  /** The sign-in's `User-Agent`, its first 200 characters; null when none was sent, and for older sessions. */
+  user_agent: string | null;
+}
+
+/** At most one pending password reset per user: a newer request replaces the older (SPEC §3.7). */
+interface PasswordResetsTable {
+  user_id: string;
+  /** SHA-256 of the token; the token itself is only ever in the mail. */
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
 }
 
 interface ServerSecretsTable {
@@ -95,5 +106,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   users: UsersTable;
   sessions: SessionsTable;
+  password_resets: PasswordResetsTable;
   server_secrets: ServerSecretsTable;
 }

@@ -1,6 +1,7 @@
-import type { SessionRecord, SessionStore } from './interface.js';
+import type { Transaction } from 'kysely';
+import type { EndingSessions, SessionRecord, SessionSelection, SessionStore } from './interface.js';
 import { guarded, type Backend } from './backend.js';
-import type { SessionsTable } from './schema.js';
+import type { Database, SessionsTable } from './schema.js';
 
 export function sessionRow(session: SessionRecord): SessionsTable {
   return {
@@ -11,6 +12,7 @@ export function sessionRow(session: SessionRecord): SessionsTable {
     last_seen_at: session.lastSeenAt,
     idle_expires_at: session.idleExpiresAt,
     absolute_expires_at: session.absoluteExpiresAt,
+    user_agent: session.userAgent,
   };
 }
 
@@ -23,7 +25,27 @@ function toSessionRecord(row: SessionsTable): SessionRecord {
     lastSeenAt: row.last_seen_at,
     idleExpiresAt: row.idle_expires_at,
     absoluteExpiresAt: row.absolute_expires_at,
+    userAgent: row.user_agent,
   };
+}
+
+/**
+ * Deletes some of a user's sessions inside a transaction, and tells `ending` which before the transaction
+ * commits: until then no other connection (nor this instance's reads, on their own connection) sees them gone,
+ * so by the time any request could find a row missing, this instance already refuses its session.
+ */
+export async function deleteSessionsIn(
+  trx: Transaction<Database>,
+  userId: string,
+  which: SessionSelection,
+  ending: EndingSessions,
+): Promise<number> {
+  let query = trx.deleteFrom('sessions').where('user_id', '=', userId);
+  if (which !== 'all')
+    query = 'only' in which ? query.where('id', '=', which.only) : query.where('id', '!=', which.allBut);
+  const rows = await query.returning(['id', 'token_hash']).execute();
+  ending(rows.map((row) => ({ id: row.id, tokenHash: row.token_hash })));
+  return rows.length;
 }
 
 export class KyselySessionStore implements SessionStore {
@@ -59,6 +81,30 @@ export class KyselySessionStore implements SessionStore {
     return guarded(this.backend, async () => {
       await this.backend.db.deleteFrom('sessions').where('id', '=', id).execute();
     });
+  }
+
+  listLive(userId: string, now: string, limit: number): Promise<SessionRecord[]> {
+    return guarded(this.backend, async () => {
+      const rows = await this.backend.read<SessionsTable>(
+        this.backend.db
+          .selectFrom('sessions')
+          .selectAll()
+          .where('user_id', '=', userId)
+          .where('idle_expires_at', '>', now)
+          .where('absolute_expires_at', '>', now)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .compile(),
+      );
+      return rows.map(toSessionRecord);
+    });
+  }
+
+  deleteOfUser(userId: string, which: SessionSelection, ending: EndingSessions): Promise<number> {
+    return guarded(this.backend, () =>
+      this.backend.db.transaction().execute((trx) => deleteSessionsIn(trx, userId, which, ending)),
+    );
   }
 
   deleteExpired(now: string, userId?: string): Promise<number> {
