@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { limits, releaseFilterParameters, type SortOrder } from '@releases/contract';
+import { LRUCache } from 'lru-cache';
 import type { ReleasePosition } from '../storage/interface.js';
 import type { FilterKeys } from './filters.js';
 
@@ -36,8 +37,19 @@ function queryFingerprint(query: CursorQuery): string {
     query.sort,
     ...releaseFilterParameters.map((name) => [...query.filters[name]].sort()),
   ]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
+  let fingerprint = fingerprints.get(canonical);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
+    fingerprints.set(canonical, fingerprint);
+  }
+  return fingerprint;
 }
+
+/**
+ * Digests of recent queries. Every page of a walk is the same query, so a walk hashes it once, not twice a page
+ * (the cursor read, and the next one made).
+ */
+const fingerprints = new LRUCache<string, string>({ max: 1_000 });
 
 export class CursorCodec {
   constructor(private readonly secret: string) {}

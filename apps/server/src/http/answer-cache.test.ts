@@ -33,9 +33,9 @@ describe('AnswerCache', () => {
   it('keeps an answer from its URL’s second request on, not its first', () => {
     const cache = new AnswerCache({ maxAnswers: 10, maxChars: 1_000_000 });
     expect(cache.lookup('/a', 1)).toBeUndefined();
-    expect(cache.admits('/a')).toBe(false);
+    expect(cache.admits('/a', answer(1))).toBe(false);
     expect(cache.lookup('/a', 1)).toBeUndefined();
-    expect(cache.admits('/a')).toBe(true);
+    expect(cache.admits('/a', answer(1))).toBe(true);
     cache.keep('/a', answer(1));
     expect(cache.lookup('/a', 1)).toBeDefined();
   });
@@ -48,7 +48,7 @@ describe('AnswerCache', () => {
     for (let round = 0; round < 5; round++) {
       for (const url of urls) {
         if (cache.lookup(url, 1)) hits++;
-        else if (cache.admits(url)) {
+        else if (cache.admits(url, answer(1))) {
           cache.keep(url, answer(1));
           kept++;
         }
@@ -60,6 +60,22 @@ describe('AnswerCache', () => {
     expect(kept).toBeGreaterThanOrEqual(100);
     expect(kept).toBeLessThanOrEqual(120);
     expect(hits).toBeGreaterThanOrEqual(250);
+  });
+
+  it('is not churned either when its size, not its count, is what fills it', () => {
+    // Room for about 20 answers by size, though 100 by count.
+    const cache = new AnswerCache({ maxAnswers: 100, maxChars: 20 * 40 });
+    const urls = Array.from({ length: 300 }, (_, i) => `/p/${i}`);
+    let kept = 0;
+    for (let round = 0; round < 5; round++) {
+      for (const url of urls) {
+        if (!cache.lookup(url, 1) && cache.admits(url, answer(1))) {
+          cache.keep(url, answer(1));
+          kept++;
+        }
+      }
+    }
+    expect(kept).toBeLessThanOrEqual(30);
   });
 
   it('starts over when the catalogue moves on, and drops an answer read in an older generation', () => {

@@ -76,7 +76,7 @@ export class AnswerCache {
       maxSize: limits.maxChars,
       // Counted uncompressed: the compressed forms it may gain later are a fraction of that (a sixth to a tenth
       // of JSON, measured), so the bound holds within about a third.
-      sizeCalculation: (answer, key) => answer.before.length + answer.after.length + key.length,
+      sizeCalculation: (answer, key) => this.sizeOf(answer, key),
     });
     this.frequencies = new FrequencySketch(limits.maxAnswers);
   }
@@ -98,10 +98,12 @@ export class AnswerCache {
    * request, not counting it: in a round robin every candidate would otherwise look one request more popular
    * than the least recently used answer, and replace it.)
    */
-  admits(key: string): boolean {
+  admits(key: string, answer: Answer): boolean {
     const before = this.frequencies.frequency(key) - 1;
     if (before < 1) return false;
-    if (this.answers.size < this.answers.max) return true;
+    // Room for it without evicting anything, by count and by size alike.
+    const size = this.sizeOf(answer, key);
+    if (this.answers.size < this.answers.max && this.answers.calculatedSize + size <= this.answers.maxSize) return true;
     const victim = this.answers.rkeys().next();
     return victim.done === true || before > this.frequencies.frequency(victim.value);
   }
@@ -109,6 +111,10 @@ export class AnswerCache {
   /** Keeps an answer read in the current generation (one read in an older one is dropped). */
   keep(key: string, answer: Answer): void {
     if (answer.stamp === this.generation) this.answers.set(key, answer);
+  }
+
+  private sizeOf(answer: Answer, key: string): number {
+    return answer.before.length + answer.after.length + key.length;
   }
 
   get size(): number {

@@ -28,28 +28,33 @@ const gzip = promisify(zlib.gzip);
 
 /**
  * Each file compressed once, in the background, at the best settings (the bundle is 1.7 MB; Brotli makes it
- * about a fifth), off the event loop; until a form is ready the file goes out as it is. Nothing is compressed
- * per request.
+ * about a fifth), off the event loop, when it is first asked for; until a form is ready the file goes out as
+ * it is. Nothing is compressed per request.
  */
-function compressedForms(): Map<string, Partial<Record<Coding, Buffer>>> {
-  const forms = new Map<string, Partial<Record<Coding, Buffer>>>();
-  for (const [name, folder] of assets) {
-    const entry: Partial<Record<Coding, Buffer>> = {};
-    forms.set(name, entry);
-    void readFile(path.join(folder, name))
-      .then(async (content) => {
-        entry.br = await brotli(content, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9 } });
-        entry.gzip = await gzip(content, { level: zlib.constants.Z_BEST_COMPRESSION });
-      })
-      // A file that cannot be read or compressed is sent as it is (the request reports a missing file).
-      .catch(() => undefined);
+class CompressedForms {
+  private readonly forms = new Map<string, Partial<Record<Coding, Buffer>>>();
+
+  /** The file compressed in `coding`, or undefined while it is not ready (asking starts the work). */
+  get(name: string, folder: string, coding: Coding): Buffer | undefined {
+    let entry = this.forms.get(name);
+    if (entry === undefined) {
+      const forms: Partial<Record<Coding, Buffer>> = {};
+      this.forms.set(name, (entry = forms));
+      void readFile(path.join(folder, name))
+        .then(async (content) => {
+          forms.br = await brotli(content, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9 } });
+          forms.gzip = await gzip(content, { level: zlib.constants.Z_BEST_COMPRESSION });
+        })
+        // A file that cannot be read or compressed is sent as it is (the request reports a missing file).
+        .catch(() => undefined);
+    }
+    return entry[coding];
   }
-  return forms;
 }
 
 /** Mounted at `/docs/assets`. */
 export function docsAssets(): RequestHandler {
-  const forms = compressedForms();
+  const forms = new CompressedForms();
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const name = req.path.slice(1);
@@ -57,7 +62,7 @@ export function docsAssets(): RequestHandler {
     if (folder === undefined) return next();
     vary(res, 'Accept-Encoding');
     const coding = codingFor(req.headers['accept-encoding']);
-    const compressed = coding === undefined ? undefined : forms.get(name)?.[coding];
+    const compressed = coding === undefined ? undefined : forms.get(name, folder, coding);
     if (coding !== undefined && compressed !== undefined) {
       res.type(path.extname(name));
       res.setHeader('content-encoding', coding);

@@ -146,7 +146,7 @@ async function serve(
       return finish(deps, req, res, route, target, id, started);
     }
     // Kept only if no write started a new generation while it was being read.
-    if (stamp !== undefined && deps.catalogue.cacheStamp() === stamp && deps.answers.admits(target.url)) {
+    if (stamp !== undefined && deps.catalogue.cacheStamp() === stamp && deps.answers.admits(target.url, answer)) {
       deps.answers.keep(target.url, answer);
     }
   }
