@@ -36,7 +36,13 @@ export interface NewKey {
  */
 export interface Api {
   facets(signal?: AbortSignal): Promise<Facets>;
-  releases(query: ReleaseQuery, cursor: string | undefined, signal?: AbortSignal): Promise<ReleasePageResult>;
+  /** A page of releases; `limit` (1 to 100) when not the API's default page size. */
+  releases(
+    query: ReleaseQuery,
+    cursor: string | undefined,
+    signal?: AbortSignal,
+    limit?: number,
+  ): Promise<ReleasePageResult>;
   /** One release by id; `NotFoundError` when there is none. */
   release(id: string, signal?: AbortSignal): Promise<Release>;
   /** The signed-in user, or `null` when the browser has no (valid) session cookie. */
@@ -82,7 +88,7 @@ export function createApi(origin: string = window.location.origin): Api {
       return await client.facets.list(read(signal));
     },
 
-    async releases(query, cursor, signal) {
+    async releases(query, cursor, signal, limit) {
       const page = await client.releases.list(
         {
           ...(query.vocaloid_banks.length ? { vocaloid_banks: query.vocaloid_banks } : {}),
@@ -90,6 +96,7 @@ export function createApi(origin: string = window.location.origin): Api {
           ...(query.languages.length ? { languages: query.languages } : {}),
           sort: query.sort,
           ...(cursor ? { cursor } : {}),
+          ...(limit === undefined ? {} : { limit }),
         },
         read(signal),
       );

@@ -6,7 +6,7 @@ import { NotFoundPage } from './pages/not-found-page.js';
 import { ReleasePage } from './pages/release-page.js';
 import { ReleasesPage } from './pages/releases-page.js';
 import { focusPageHeading } from './page-title.js';
-import { useLocation } from './router.js';
+import { arrivedByHistory, historyEntry, savedScrollPosition, useLocation } from './router.js';
 import { releaseIdOf, routes } from './routes.js';
 
 // The settings and password pages are separate chunks, fetched when first opened: the releases page (the
@@ -56,6 +56,8 @@ export function App() {
     if (shownPath.current === path) return;
     shownPath.current = path;
     if (document.querySelector('main [data-keep-focus]')) return;
+    // Scrolling is the app's to restore (`scrollRestoration = 'manual'`, for the releases list's sake).
+    if (arrivedByHistory()) window.scrollTo(0, savedScrollPosition(historyEntry()) ?? 0);
     focusPageHeading();
   }, [path]);
 

@@ -46,9 +46,27 @@ export function historyEntry(): string {
   return (currentEntry = id);
 }
 
-/** Where the page was scrolled when its entry was left, for Back and Forward; undefined if never left. */
+/**
+ * Where the page was scrolled when its entry was left, for Back and Forward; undefined if never left. Kept
+ * in memory, and in the entry's own history state too, so it also survives leaving the app (another site,
+ * a reload) and coming back.
+ */
 export function savedScrollPosition(entry: string): number | undefined {
-  return positions.get(entry);
+  const remembered = positions.get(entry);
+  if (remembered !== undefined) return remembered;
+  const state = window.history.state as { entry?: unknown; scroll?: unknown } | null;
+  return state?.entry === entry && typeof state.scroll === 'number' ? state.scroll : undefined;
+}
+
+/** Adds to the current history entry's state (what a page needs to show it again after a reload or Back). */
+export function updateEntryState(patch: Record<string, unknown>): void {
+  const state = (window.history.state as Record<string, unknown> | null) ?? {};
+  window.history.replaceState({ ...state, ...patch }, '');
+}
+
+/** The current history entry's state. */
+export function entryState(): Record<string, unknown> {
+  return (window.history.state as Record<string, unknown> | null) ?? {};
 }
 
 /**
@@ -69,6 +87,19 @@ export function arrivedByHistory(): boolean {
 if (typeof window !== 'undefined') {
   // Registered at start, before any component's listener: the position of the entry being left is still
   // the page's own when this runs.
+  // Leaving the app (a link to another site, a reload): the position goes into the entry's state.
+  // Also kept while scrolling (once it stops: browsers limit how often an entry's state may change), since
+  // some ways of leaving never run `pagehide` handlers to the end.
+  let scrollTimer: ReturnType<typeof setTimeout> | undefined;
+  window.addEventListener(
+    'scroll',
+    () => {
+      clearTimeout(scrollTimer);
+      scrollTimer = setTimeout(() => updateEntryState({ scroll: window.scrollY }), 250);
+    },
+    { passive: true },
+  );
+  window.addEventListener('pagehide', () => updateEntryState({ scroll: window.scrollY }));
   window.addEventListener('popstate', (event) => {
     if (currentEntry) positions.set(currentEntry, window.scrollY);
     currentEntry = entryOf(event.state) ?? historyEntry();
@@ -109,9 +140,10 @@ export function navigate(to: string, options: { replace?: boolean } = {}): void 
   const newPage = url.pathname !== window.location.pathname;
   const leaving = currentEntry ?? historyEntry();
   positions.set(leaving, window.scrollY);
+  if (!options.replace) updateEntryState({ scroll: window.scrollY });
   poppedEntry = false;
   if (options.replace) {
-    window.history.replaceState({ entry: leaving }, '', target);
+    window.history.replaceState({ ...entryState(), entry: leaving }, '', target);
   } else {
     const entry = newEntryId();
     cameFrom.set(entry, here);

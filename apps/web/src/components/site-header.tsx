@@ -58,11 +58,10 @@ export function SiteHeader() {
             <li>
               <NavLink to={routes.keys}>API keys</NavLink>
             </li>
-            {state.status === 'signed-in' && (
-              <li>
-                <NavLink to={routes.account}>Account</NavLink>
-              </li>
-            )}
+            {/* Always there (it leads to sign in when signed out): the header does not reflow when the session answers. */}
+            <li>
+              <NavLink to={routes.account}>Account</NavLink>
+            </li>
             <li>
               <a href="/docs">API reference</a>
             </li>

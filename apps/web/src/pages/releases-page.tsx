@@ -19,7 +19,15 @@ import {
   type ReleaseFilter,
   type ReleaseQuery,
 } from '../release-query.js';
-import { arrivedByHistory, historyEntry, navigate, savedScrollPosition, useLocation } from '../router.js';
+import {
+  arrivedByHistory,
+  entryState,
+  historyEntry,
+  navigate,
+  savedScrollPosition,
+  updateEntryState,
+  useLocation,
+} from '../router.js';
 import { routes } from '../routes.js';
 import { useOptionalSession } from '../session.js';
 
@@ -125,8 +133,25 @@ function useReleaseList(key: string, entry: string) {
       return;
     }
     const controller = new AbortController();
-    api.releases(parseReleaseQuery(key), undefined, controller.signal).then(
-      (page) => setResult({ key, attempt, ...page, more: 'idle' }),
+    // Back to this entry after leaving the app (another site, a reload): memory is gone, but the entry's
+    // state says how many releases it showed; they are fetched again, in as few requests as the API allows.
+    const state = entryState();
+    const wanted = state.listKey === key && typeof state.listCount === 'number' ? state.listCount : 0;
+    const restoring = wanted > limits.defaultPageSize;
+    const load = async () => {
+      const query = parseReleaseQuery(key);
+      if (!restoring) return await api.releases(query, undefined, controller.signal);
+      let page = await api.releases(query, undefined, controller.signal, Math.min(wanted, limits.maxPageSize));
+      const releases = [...page.releases];
+      while (releases.length < wanted && page.nextCursor) {
+        const limit = Math.min(wanted - releases.length, limits.maxPageSize);
+        page = await api.releases(query, page.nextCursor, controller.signal, limit);
+        releases.push(...page.releases);
+      }
+      return { releases, nextCursor: page.nextCursor };
+    };
+    load().then(
+      (page) => setResult({ key, attempt, ...page, more: 'idle', ...(restoring ? { restored: {} } : {}) }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
         if (isSignedOutError(error)) {
@@ -149,6 +174,7 @@ function useReleaseList(key: string, entry: string) {
   useEffect(() => {
     if (current && !current.failure) {
       rememberList(entry, { key, releases: current.releases, nextCursor: current.nextCursor });
+      updateEntryState({ listKey: key, listCount: current.releases.length });
     }
   }, [current, entry, key]);
 
@@ -254,7 +280,7 @@ export function ReleasesPage() {
     if (!restored || restoredFor.current === restored || loading) return;
     restoredFor.current = restored;
     const position = savedScrollPosition(entry);
-    if (position !== undefined) window.scrollTo(0, position);
+    if (position !== undefined) window.scrollTo({ top: position, behavior: 'instant' });
     if (restored.focusId) document.getElementById(`release-${restored.focusId}`)?.focus({ preventScroll: true });
   }, [shown, loading, entry]);
 
