@@ -105,7 +105,10 @@ describe('finding releases in Chromium', () => {
     const before = releaseListRequests().length;
     const group = page.getByRole('group', { name: 'Genres' });
     for (const genre of genres) await group.getByRole('checkbox', { name: genre, exact: true }).check();
-    await page.waitForFunction((n) => new URLSearchParams(location.search).get('genres')?.split(',').length === n, genres.length);
+    await page.waitForFunction(
+      (n) => new URLSearchParams(location.search).get('genres')?.split(',').length === n,
+      genres.length,
+    );
     await listSettled();
     const made = releaseListRequests().slice(before);
     expect(made, made.join('\n')).toHaveLength(1);
@@ -123,7 +126,10 @@ describe('finding releases in Chromium', () => {
     await listSettled();
     expect(await chips.count()).toBe(genres.length - 1);
     expect(
-      await page.getByRole('group', { name: 'Genres' }).getByRole('checkbox', { name: genres[1]!, exact: true }).isChecked(),
+      await page
+        .getByRole('group', { name: 'Genres' })
+        .getByRole('checkbox', { name: genres[1]!, exact: true })
+        .isChecked(),
     ).toBe(false);
     const matching = await apiJson<{ releases: Release[] }>(
       `/api/v1/release?genres=${[genres[0], genres[2], genres[3]].map((g) => encodeURIComponent(g!)).join(',')}`,
@@ -241,7 +247,9 @@ describe('a 429 in Chromium', () => {
     expect(await alert.textContent()).toMatch(/too many requests.*Trying again in \d+ s/s);
     expect(await tab.getByText('Loading releases…').count()).toBe(0);
     const first = Number(/(\d+) s/.exec((await alert.textContent()) ?? '')?.[1]);
-    await expect.poll(async () => Number(/(\d+) s/.exec((await alert.textContent().catch(() => '')) ?? '')?.[1] ?? 0)).toBeLessThan(first);
+    await expect
+      .poll(async () => Number(/(\d+) s/.exec((await alert.textContent().catch(() => '')) ?? '')?.[1] ?? 0))
+      .toBeLessThan(first);
     Object.assign(axeReport, await auditEverywhere(tab, 'releases, 429 countdown'));
     // Without anyone pressing anything, the retry after the wait shows the releases.
     await tab.getByRole('article').first().waitFor({ timeout: 20_000 });

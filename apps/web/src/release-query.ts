@@ -51,10 +51,12 @@ export function readReleaseQuery(search: string): { query: ReleaseQuery; dropped
     const kept: string[] = [];
     for (const value of splitCommaList(params.getAll(filter))) {
       let reason: string | undefined;
-      if (value.length > limits.maxFilterValueLength) reason = `is longer than ${limits.maxFilterValueLength} characters`;
+      if (value.length > limits.maxFilterValueLength)
+        reason = `is longer than ${limits.maxFilterValueLength} characters`;
       else if (writtenTextProblem(value) !== undefined) reason = 'contains characters a filter cannot hold';
       else if (filter === 'languages' && !isLanguageTag(value)) reason = 'is not a language tag (like ja or en)';
-      else if (kept.length >= limits.maxFilterValues) reason = `is past the ${limits.maxFilterValues} values a filter takes`;
+      else if (kept.length >= limits.maxFilterValues)
+        reason = `is past the ${limits.maxFilterValues} values a filter takes`;
       if (reason) dropped.push({ parameter: filter, value, reason });
       else kept.push(value);
     }
@@ -65,7 +67,8 @@ export function readReleaseQuery(search: string): { query: ReleaseQuery; dropped
   if (sort && !order) dropped.push({ parameter: 'sort', value: sort, reason: 'is not a sort order' });
   query.sort = order ?? defaultSortOrder;
   for (const name of new Set(params.keys())) {
-    if (!knownParameters.has(name)) dropped.push({ parameter: name, value: params.get(name) ?? '', reason: 'is not something the list takes' });
+    if (!knownParameters.has(name))
+      dropped.push({ parameter: name, value: params.get(name) ?? '', reason: 'is not something the list takes' });
   }
   return { query, dropped };
 }

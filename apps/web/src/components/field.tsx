@@ -14,9 +14,7 @@ export interface FieldProps {
 
 /** A labelled input with its hint and its error, both tied to it for screen readers. */
 export function Field({ id, label, error, hint, describedBy, children, inputProps }: FieldProps) {
-  const described = [hint ? `${id}-hint` : '', describedBy ?? '', error ? `${id}-error` : '']
-    .filter(Boolean)
-    .join(' ');
+  const described = [hint ? `${id}-hint` : '', describedBy ?? '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>

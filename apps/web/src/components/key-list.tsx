@@ -160,7 +160,9 @@ export function KeyList({ keys, onRevoke }: KeyListProps) {
           <h3 id={`${id}-past`}>Revoked and expired keys</h3>
           <details>
             <summary>
-              Show {past.length === 1 ? 'the 1 key' : `all ${past.length} keys`} that no longer work
+              {past.length === 1
+                ? 'Show the 1 key that no longer works'
+                : `Show all ${past.length} keys that no longer work`}
             </summary>
             <ul className="key-list key-list-past">{past.map((key) => row(key, 'h4'))}</ul>
           </details>

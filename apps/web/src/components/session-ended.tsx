@@ -60,44 +60,47 @@ export function SessionEndedDialog() {
           </button>
         </div>
       )}
-    <dialog
-      ref={ref}
-      className="dialog"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-body`}
-      onClose={() => setDismissed(true)}
-    >
-      <h2 id={`${id}-title`}>Your session has ended</h2>
-      <p id={`${id}-body`}>
-        You were signed out (from another device, or the session expired), so that last action was not done.
-        Sign in again to carry on: the page keeps what you typed.
-      </p>
-      <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
-        <p className="hint">
-          Signing in as <strong>{state.status === 'ended' ? state.email : ''}</strong>
-        </p>
-        <Field
-          id={`${id}-password`}
-          label="Password"
-          error={error}
-          inputProps={{
-            type: 'password',
-            name: 'password',
-            autoComplete: 'current-password',
-            value: password,
-            onChange: (event) => setPassword(event.target.value),
-          }}
-        />
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={() => setDismissed(true)}>
-            Not now
-          </button>
-          <BusyButton type="submit" busy={busy}>
-            Sign in
-          </BusyButton>
-        </div>
-      </form>
-    </dialog>
+      {/* Only there while the session has ended: its Password field must not be a second one on every page. */}
+      {ended && (
+        <dialog
+          ref={ref}
+          className="dialog"
+          aria-labelledby={`${id}-title`}
+          aria-describedby={`${id}-body`}
+          onClose={() => setDismissed(true)}
+        >
+          <h2 id={`${id}-title`}>Your session has ended</h2>
+          <p id={`${id}-body`}>
+            You were signed out (from another device, or the session expired), so that last action was not done. Sign in
+            again to carry on: the page keeps what you typed.
+          </p>
+          <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
+            <p className="hint">
+              Signing in as <strong>{state.status === 'ended' ? state.email : ''}</strong>
+            </p>
+            <Field
+              id={`${id}-password`}
+              label="Password"
+              error={error}
+              inputProps={{
+                type: 'password',
+                name: 'password',
+                autoComplete: 'current-password',
+                value: password,
+                onChange: (event) => setPassword(event.target.value),
+              }}
+            />
+            <div className="dialog-actions">
+              <button type="button" className="secondary" onClick={() => setDismissed(true)}>
+                Not now
+              </button>
+              <BusyButton type="submit" busy={busy}>
+                Sign in
+              </BusyButton>
+            </div>
+          </form>
+        </dialog>
+      )}
     </>
   );
 }

@@ -163,9 +163,7 @@ export function describeUserAgent(userAgent: string | null): string {
 }
 
 type SessionsState =
-  | { status: 'loading' }
-  | { status: 'ready'; sessions: ActiveSession[] }
-  | { status: 'error'; error: string };
+  { status: 'loading' } | { status: 'ready'; sessions: ActiveSession[] } | { status: 'error'; error: string };
 
 function Sessions({ version }: { version: number }) {
   const api = useApi();

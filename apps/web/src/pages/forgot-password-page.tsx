@@ -47,8 +47,8 @@ export function ForgotPasswordPage() {
       {sentTo ? (
         <div role="status" className="success-panel">
           <p>
-            If an account uses <strong>{sentTo}</strong>, a mail with a link to choose a new password is on its way.
-            The link works once, for {limits.passwordResetLifetimeMinutes} minutes.
+            If an account uses <strong>{sentTo}</strong>, a mail with a link to choose a new password is on its way. The
+            link works once, for {limits.passwordResetLifetimeMinutes} minutes.
           </p>
           <p>Nothing arrived? Check the spam folder, or ask again: a new link replaces the old one.</p>
           <p>

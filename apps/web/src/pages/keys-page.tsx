@@ -89,7 +89,9 @@ function KeysManager() {
     }
     if (full) {
       setFields({});
-      setError(`You have ${limits.maxActiveKeysPerUser} active keys, the most an account may hold. Revoke one to create another.`);
+      setError(
+        `You have ${limits.maxActiveKeysPerUser} active keys, the most an account may hold. Revoke one to create another.`,
+      );
       return;
     }
     setBusy(true);
@@ -137,12 +139,7 @@ function KeysManager() {
     <>
       {/* Keyed by the key: a new key starts with its own, uncopied, state. */}
       {created && (
-        <NewKey
-          key={created.id}
-          created={created}
-          healthUrl={api.healthUrl()}
-          onDone={() => setCreated(undefined)}
-        />
+        <NewKey key={created.id} created={created} healthUrl={api.healthUrl()} onDone={() => setCreated(undefined)} />
       )}
 
       <section className="panel" aria-labelledby={`${id}-create`}>
@@ -185,8 +182,8 @@ function KeysManager() {
               </p>
             ) : (
               <p id={`${id}-lifetime-hint`} className="warning-note">
-                <strong>This key never expires.</strong> It works until you revoke it, however long it leaks for.
-                Prefer a date: make a new key when it comes.
+                <strong>This key never expires.</strong> It works until you revoke it, however long it leaks for. Prefer
+                a date: make a new key when it comes.
               </p>
             )}
             {fields.expires_in_days && (

@@ -27,7 +27,9 @@ export function ReleasePage({ id }: { id: string }) {
   const [attempt, setAttempt] = useState(0);
   const [state, setState] = useState<State>({ status: 'loading' });
   const [fromList] = useState(() => arrivedFromList());
-  usePageTitle(state.status === 'ready' ? state.release.title : state.status === 'not-found' ? 'Release not found' : 'Release');
+  usePageTitle(
+    state.status === 'ready' ? state.release.title : state.status === 'not-found' ? 'Release not found' : 'Release',
+  );
 
   useEffect(() => {
     const controller = new AbortController();
@@ -147,9 +149,7 @@ function ReleaseDetails({ release }: { release: Release }) {
           </div>
           <div>
             <dt>Languages</dt>
-            <dd>
-              {release.languages.map((tag) => `${languageName(tag)} (${tag})`).join(', ') || 'None listed'}
-            </dd>
+            <dd>{release.languages.map((tag) => `${languageName(tag)} (${tag})`).join(', ') || 'None listed'}</dd>
           </div>
           <div>
             <dt>Id</dt>

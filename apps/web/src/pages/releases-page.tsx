@@ -67,7 +67,7 @@ function useFacets() {
   const api = useApi();
   const [attempt, setAttempt] = useState(0);
   const [facets, setFacets] = useState<
-    ({ status: 'ready'; value: Facets } | ({ status: 'error' } & Failure)) & { attempt: number } | undefined
+    (({ status: 'ready'; value: Facets } | ({ status: 'error' } & Failure)) & { attempt: number }) | undefined
   >();
   useEffect(() => {
     const controller = new AbortController();
@@ -196,8 +196,7 @@ function useReleaseList(key: string, entry: string) {
             ...(first ? { focusId: first.id } : {}),
           };
         }),
-      (error: unknown) =>
-        setResult((r) => (answers(r) ? { ...r, more: 'error', moreFailure: failure(error) } : r)),
+      (error: unknown) => setResult((r) => (answers(r) ? { ...r, more: 'error', moreFailure: failure(error) } : r)),
     );
   };
 
@@ -381,11 +380,7 @@ export function ReleasesPage() {
               <ul aria-label="Chosen filters">
                 {chips.map(({ filter, value }) => (
                   <li key={`${filter}:${value}`}>
-                    <button
-                      type="button"
-                      className="chip"
-                      onClick={() => show(toggleValue(query, filter, value))}
-                    >
+                    <button type="button" className="chip" onClick={() => show(toggleValue(query, filter, value))}>
                       <span className="chip-kind">{filterLabels[filter].chip}:</span>{' '}
                       {filter === 'languages' ? describeLanguage(value) : value}
                       <span className="visually-hidden">, remove</span>
@@ -452,7 +447,11 @@ export function ReleasesPage() {
               </ol>
               {shown?.more === 'error' &&
                 (shown.moreFailure?.retryAt ? (
-                  <RetryCountdown what="More releases could not be loaded" at={shown.moreFailure.retryAt} onRetry={list.loadMore} />
+                  <RetryCountdown
+                    what="More releases could not be loaded"
+                    at={shown.moreFailure.retryAt}
+                    onRetry={list.loadMore}
+                  />
                 ) : (
                   <div className="problem" role="alert">
                     <p>More releases could not be loaded: {shown.moreFailure?.error}</p>
