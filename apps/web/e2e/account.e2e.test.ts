@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { resetLinkOf, startInbox, type Inbox } from '../../server/test/smtp-inbo
 import {
   auditEverywhere,
   desktopViewport,
+  docsScreenshotsDir,
   launchChromium,
   resultsDir,
   screenshot,
@@ -354,4 +355,14 @@ describe('an account in Chromium', () => {
   it('ran without a script error', () => {
     expect(pageErrors).toEqual([]);
   });
+});
+
+/** UPDATE_SCREENSHOTS=1 refreshes the ones committed under docs/ (shown in the README). */
+afterAll(() => {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  mkdirSync(docsScreenshotsDir, { recursive: true });
+  copyFileSync(
+    path.join(resultsDir, 'screenshots', 'account-desktop.png'),
+    path.join(docsScreenshotsDir, 'account.png'),
+  );
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import type { Facets, Release } from '../src/api.js';
 import {
   auditEverywhere,
   desktopViewport,
+  docsScreenshotsDir,
   launchChromium,
   resultsDir,
   screenshot,
@@ -118,6 +119,7 @@ describe('finding releases in Chromium', () => {
     expect(await chips.count()).toBe(genres.length);
     await expect.poll(() => chips.first().textContent()).toContain(genres[0]);
     await audit('releases with chips');
+    await screenshot(page, 'releases-filtered-desktop');
     await chips.filter({ hasText: genres[1]! }).click();
     await page.waitForFunction(
       (removed) => !new URLSearchParams(location.search).get('genres')?.split(',').includes(removed),
@@ -255,4 +257,18 @@ describe('a 429 in Chromium', () => {
     await tab.getByRole('article').first().waitFor({ timeout: 20_000 });
     await other.close();
   });
+});
+
+/** UPDATE_SCREENSHOTS=1 refreshes the ones committed under docs/ (shown in the README). */
+afterAll(() => {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  mkdirSync(docsScreenshotsDir, { recursive: true });
+  copyFileSync(
+    path.join(resultsDir, 'screenshots', 'releases-filtered-desktop.png'),
+    path.join(docsScreenshotsDir, 'search-results.png'),
+  );
+  copyFileSync(
+    path.join(resultsDir, 'screenshots', 'release-desktop.png'),
+    path.join(docsScreenshotsDir, 'release.png'),
+  );
 });
