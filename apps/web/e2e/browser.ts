@@ -53,7 +53,7 @@ export async function runAxe(page: Page): Promise<AxeViolation[]> {
 }
 
 export const desktopViewport = { width: 1280, height: 900 };
-export const phoneViewport = { width: 360, height: 780 };
+const phoneViewport = { width: 360, height: 780 };
 
 /** Serious and critical axe violations fail a run; every violation is kept in the report. */
 export function severe(violations: AxeViolation[]): AxeViolation[] {

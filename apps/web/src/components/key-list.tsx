@@ -3,6 +3,7 @@ import { errorMessage, type ApiKey } from '../api.js';
 import { formatMoment } from '../format.js';
 import { ConfirmDialog } from './confirm-dialog.js';
 import { RelativeTime } from './relative-time.js';
+import { useNow } from '../use-now.js';
 
 export type KeyStatus = 'active' | 'revoked' | 'expired';
 
@@ -70,7 +71,7 @@ export function KeyList({ keys, onRevoke }: KeyListProps) {
     }
   };
 
-  const now = Date.now();
+  const now = useNow(60_000);
   const shownFirst = (key: ApiKey) => keyStatus(key, now) === 'active' || revokedHere.has(key.id);
   const active = keys.filter(shownFirst);
   const past = keys.filter((key) => !shownFirst(key));

@@ -43,16 +43,18 @@ export function PasswordStrength({ id, password, userInputs }: PasswordStrengthP
     };
   }, []);
 
-  const [strength, setStrength] = useState<Strength | undefined>();
+  // The estimate remembers which password it is for: a stale one (typing went on) is not shown.
+  const [estimated, setEstimated] = useState<{ password: string; strength: Strength } | undefined>();
   useEffect(() => {
-    if (!estimate || password === '') {
-      setStrength(undefined);
-      return;
-    }
+    if (!estimate || password === '') return;
     // A short pause after the last key: zxcvbn on a long password takes a few milliseconds per run.
-    const timer = setTimeout(() => setStrength(estimate(password, inputs.split('\n').filter(Boolean))), 120);
+    const timer = setTimeout(
+      () => setEstimated({ password, strength: estimate(password, inputs.split('\n').filter(Boolean)) }),
+      120,
+    );
     return () => clearTimeout(timer);
   }, [estimate, password, inputs]);
+  const strength = estimated?.password === password ? estimated.strength : undefined;
 
   let text: string;
   if (password === '') text = 'Strength: type a password to see how hard it is to guess.';

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { errorMessage } from '../api.js';
 import { currentPasswordProblem } from '../form-checks.js';
-import { useSession } from '../session.js';
+import { useSession, type SessionState } from '../session.js';
 import { BusyButton } from './busy-button.js';
 import { Field } from './field.js';
 
@@ -19,12 +19,11 @@ export function SessionEndedDialog() {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
-  const [dismissed, setDismissed] = useState(false);
+  // "Not now" holds for the ending it answered; a later ending asks again.
+  const [dismissedFor, setDismissedFor] = useState<SessionState | undefined>();
+  const dismissed = dismissedFor === state;
+  const setDismissed = (value: boolean) => setDismissedFor(value ? state : undefined);
   const open = ended && !dismissed;
-
-  useEffect(() => {
-    if (!ended) setDismissed(false);
-  }, [ended]);
 
   useEffect(() => {
     const dialog = ref.current;

@@ -135,7 +135,7 @@ function ChangePassword({ email, onChanged }: { email: string; onChanged: () => 
 }
 
 /** "Chrome on Linux" from a User-Agent: enough to recognise one's own devices, not a full parser. */
-export function describeUserAgent(userAgent: string | null): string {
+function describeUserAgent(userAgent: string | null): string {
   if (!userAgent) return 'An unknown browser or program';
   const browser = (
     [

@@ -14,7 +14,7 @@ import { useSession } from '../session.js';
 import { useNow } from '../use-now.js';
 
 /** The lifetimes offered, in days; `''` is a key that never expires. 90 days is chosen unless one picks another. */
-export const lifetimePresets = ['7', '30', '90', '365', ''] as const;
+const lifetimePresets = ['7', '30', '90', '365', ''] as const;
 const defaultLifetime = '90';
 
 /** Reads a lifetime: empty is "never", anything else must be a whole number in range. */

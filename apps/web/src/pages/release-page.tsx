@@ -25,7 +25,10 @@ export function ReleasePage({ id }: { id: string }) {
   const api = useApi();
   const signedOut = useOptionalSession()?.signedOut;
   const [attempt, setAttempt] = useState(0);
-  const [state, setState] = useState<State>({ status: 'loading' });
+  const [answer, setAnswer] = useState<{ attempt: number; state: State } | undefined>();
+  // An answer belongs to the attempt that asked: a retry shows "loading" until its own answer comes.
+  const state: State = answer?.attempt === attempt ? answer.state : { status: 'loading' };
+  const setState = useCallback((next: State) => setAnswer({ attempt, state: next }), [attempt]);
   const [fromList] = useState(() => arrivedFromList());
   usePageTitle(
     state.status === 'ready' ? state.release.title : state.status === 'not-found' ? 'Release not found' : 'Release',
@@ -33,7 +36,6 @@ export function ReleasePage({ id }: { id: string }) {
 
   useEffect(() => {
     const controller = new AbortController();
-    setState({ status: 'loading' });
     api.release(id, controller.signal).then(
       (release) => setState({ status: 'ready', release }),
       (error: unknown) => {
@@ -49,7 +51,7 @@ export function ReleasePage({ id }: { id: string }) {
       },
     );
     return () => controller.abort();
-  }, [api, id, attempt, signedOut]);
+  }, [api, id, signedOut, setState]);
 
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
 

@@ -44,7 +44,7 @@ const filters = ['vocaloid_banks', 'genres', 'languages'] as const;
  * How long the list waits after a change made here (a box ticked, a letter typed) before asking the server:
  * ticking fourteen boxes in a row is one request, not fourteen. Back, Forward and a fresh page ask at once.
  */
-export const inputSettleMs = 350;
+const inputSettleMs = 350;
 
 function describeLanguage(tag: string): string {
   const name = languageName(tag);
@@ -125,13 +125,16 @@ function useReleaseList(key: string, entry: string) {
   const [attempt, setAttempt] = useState(0);
   const [result, setResult] = useState<ListResult | undefined>(() => recalled(entry, key, 0));
 
+  // Back to an entry whose list is in memory: shown as it was, without asking the server again.
+  const remembered = useMemo(
+    () => (result?.key === key && result.attempt === attempt ? undefined : recalled(entry, key, attempt)),
+    // Looked up once per entry, query and attempt; the result it stands in for is not a reason to look again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [entry, key, attempt],
+  );
+
   useEffect(() => {
-    if (result?.key === key && result.attempt === attempt) return;
-    const remembered = recalled(entry, key, attempt);
-    if (remembered) {
-      setResult(remembered);
-      return;
-    }
+    if (remembered || (result?.key === key && result.attempt === attempt)) return;
     const controller = new AbortController();
     // Back to this entry after leaving the app (another site, a reload): memory is gone, but the entry's
     // state says how many releases it showed; they are fetched again, in as few requests as the API allows.
@@ -164,11 +167,11 @@ function useReleaseList(key: string, entry: string) {
       },
     );
     return () => controller.abort();
-    // `result` is read only to skip a fetch that memory already answered.
+    // `result` is read only to skip a fetch that is already answered.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [api, key, attempt, entry, signedOut]);
+  }, [api, key, attempt, entry, signedOut, remembered]);
 
-  const current = result?.key === key && result.attempt === attempt ? result : undefined;
+  const current = result?.key === key && result.attempt === attempt ? result : remembered;
 
   // What this entry shows is kept for Back (without the transient states).
   useEffect(() => {
@@ -181,7 +184,8 @@ function useReleaseList(key: string, entry: string) {
   const loadMore = () => {
     if (!current?.nextCursor || current.more === 'loading') return;
     const answers = (r: ListResult | undefined): r is ListResult => r?.key === key && r.attempt === attempt;
-    setResult((r) => (answers(r) ? { ...r, more: 'loading', moreFailure: undefined } : r));
+    const base = current;
+    setResult((r) => ({ ...(answers(r) ? r : base), more: 'loading', moreFailure: undefined }));
     api.releases(parseReleaseQuery(key), current.nextCursor).then(
       (page) =>
         setResult((r) => {
@@ -218,16 +222,13 @@ function useReleaseList(key: string, entry: string) {
 /** Changes made here reach the list after `inputSettleMs` of quiet; Back, Forward and the first load at once. */
 function useSettledKey(key: string): string {
   const [settled, setSettled] = useState(key);
+  const byHistory = arrivedByHistory();
   useEffect(() => {
     if (key === settled) return;
-    if (arrivedByHistory()) {
-      setSettled(key);
-      return;
-    }
-    const timer = setTimeout(() => setSettled(key), inputSettleMs);
+    const timer = setTimeout(() => setSettled(key), byHistory ? 0 : inputSettleMs);
     return () => clearTimeout(timer);
-  }, [key, settled]);
-  return settled;
+  }, [key, settled, byHistory]);
+  return byHistory ? key : settled;
 }
 
 function droppedNotice(dropped: DroppedPart[]): string {
@@ -249,15 +250,16 @@ export function ReleasesPage() {
   const { facets, retry: retryFacets } = useFacets();
   const list = useReleaseList(settledKey, entry);
   const [filtersOpen, setFiltersOpen] = useState(false);
-  const [notice, setNotice] = useState<string | undefined>();
-  const id = useId();
-
   // A hand-edited address with values the API would refuse: they are left out, the address is corrected in
-  // place (no new history entry), and the page says what was dropped rather than showing an error.
+  // place (no new history entry), and the page says what was dropped rather than showing an error. Addresses
+  // are edited by hand before a page loads, so the address the page opened with is the one to tell about.
+  const [notice, setNotice] = useState<string | undefined>(() => {
+    const { dropped } = readReleaseQuery(window.location.search);
+    return dropped.length > 0 ? droppedNotice(dropped) : undefined;
+  });
+  const id = useId();
   useEffect(() => {
-    if (read.dropped.length === 0) return;
-    setNotice(droppedNotice(read.dropped));
-    navigate(`${routes.releases}${key}`, { replace: true });
+    if (read.dropped.length > 0) navigate(`${routes.releases}${key}`, { replace: true });
   }, [read, key]);
 
   // Every change of filters or sort is a new history entry: Back undoes it.
