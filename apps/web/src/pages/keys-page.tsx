@@ -70,6 +70,19 @@ function KeysManager() {
     };
   }, [api, attempt, failed]);
 
+  // "Last used" changes while the page is open (a program uses a key): the list is read again every minute
+  // while the tab is visible. A failed refresh keeps what is shown.
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'visible') return;
+      api.listKeys().then(
+        (list) => setKeys((state) => (state.status === 'ready' ? { ...state, keys: list } : state)),
+        () => undefined,
+      );
+    }, 60_000);
+    return () => clearInterval(timer);
+  }, [api]);
+
   const shownKeys = keys.attempt === attempt ? keys : ({ status: 'loading', attempt } as const);
   const activeCount =
     shownKeys.status === 'ready' ? shownKeys.keys.filter((key) => keyStatus(key, now) === 'active').length : undefined;
