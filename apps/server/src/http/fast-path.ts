@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { headerNames } from '@releases/contract';
 import type { Logger } from 'pino';
+import vary from 'vary';
 import { admissionHeaders, type Admit } from '../auth/admission.js';
 import type { Clock } from '../clock.js';
 import { logRequest } from '../logger.js';
@@ -90,7 +91,10 @@ export function fastPath(deps: FastPathDeps): (app: RequestListener) => RequestL
         return void app(req, res);
       }
       const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
-      return void serve(deps, compiled.route, { url, path, query, params }, req, res, app);
+      return void serve(deps, compiled.route, { url, path, query, params }, req, res, app).catch((error: unknown) =>
+        // A bug of ours: answered like one, never left hanging.
+        writeProblem(res, error, { publicUrl: deps.publicUrl, logger: deps.logger }),
+      );
     }
     app(req, res);
   };
@@ -135,6 +139,8 @@ async function serve(
       answer = answerOf(stamp ?? -1, reply.body, [...jsonContentType, ...reply.headers]);
     } catch (error) {
       setHeaders(res, common);
+      // As Express says of every response the compression middleware sees, compressed or not.
+      vary(res, 'Accept-Encoding');
       res.setHeader(headerNames.requestId, id);
       writeProblem(res, error, { publicUrl: deps.publicUrl, logger: deps.logger });
       return finish(deps, req, res, route, target, id, started);
@@ -145,13 +151,13 @@ async function serve(
     }
   }
   const headers: string[] = [];
-  let vary = 'Accept-Encoding';
+  let varies = 'Accept-Encoding';
   for (const [name, value] of common) {
-    if (name === 'vary') vary = `${value}, ${vary}`;
+    if (name === 'vary') varies = `${value}, ${varies}`;
     else headers.push(name, value);
   }
   for (const [name, value] of answer.headers) headers.push(name, value);
-  headers.push('vary', vary, headerNames.requestId, id);
+  headers.push('vary', varies, headerNames.requestId, id);
   const ending = endingAt(answer, deps.clock.now());
   const coding = answer.contentLength >= minCompressedBytes ? codingFor(req.headers['accept-encoding']) : undefined;
   if (coding === undefined) {
