@@ -51,3 +51,43 @@ export async function runAxe(page: Page): Promise<AxeViolation[]> {
     }));
   });
 }
+
+export const desktopViewport = { width: 1280, height: 900 };
+const phoneViewport = { width: 360, height: 780 };
+
+/** Serious and critical axe violations fail a run; every violation is kept in the report. */
+export function severe(violations: AxeViolation[]): AxeViolation[] {
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/**
+ * The page as it is now, checked by axe-core in light and dark at its current size, then at 360 px in both
+ * (after `prepare` brings the narrow page back to the same state), where nothing may be wider than the
+ * screen. Returns each run's violations by name, for the report; the caller fails on the severe ones.
+ */
+export async function auditEverywhere(
+  page: Page,
+  name: string,
+  prepare: (page: Page) => Promise<void> = async () => undefined,
+): Promise<Record<string, AxeViolation[]>> {
+  const report: Record<string, AxeViolation[]> = {};
+  const size = page.viewportSize() ?? desktopViewport;
+  const bothSchemes = async (label: string) => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      report[`${name}, ${label}, ${scheme}`] = await runAxe(page);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  };
+  await bothSchemes(`${size.width} px`);
+  await page.setViewportSize(phoneViewport);
+  await prepare(page);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  report[`${name}, 360 px, width`] =
+    width > phoneViewport.width
+      ? [{ id: 'horizontal-scroll', impact: 'serious', help: `the page is ${width} px wide`, nodes: [] }]
+      : [];
+  await bothSchemes('360 px');
+  await page.setViewportSize(size);
+  return report;
+}

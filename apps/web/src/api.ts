@@ -2,7 +2,9 @@ import {
   APIError,
   AuthenticationError,
   ConnectionError,
+  RateLimitError,
   ReleasesClient,
+  type ActiveSession,
   type ApiKey,
   type CreatedApiKey,
   type Credentials,
@@ -14,7 +16,7 @@ import {
 import { apiPaths } from '@releases/contract/wire';
 import type { ReleaseQuery } from './release-query.js';
 
-export type { ApiKey, CreatedApiKey, Credentials, Facets, FacetValue, Release, User };
+export type { ActiveSession, ApiKey, CreatedApiKey, Credentials, Facets, FacetValue, Release, User };
 
 export interface ReleasePageResult {
   releases: Release[];
@@ -34,7 +36,15 @@ export interface NewKey {
  */
 export interface Api {
   facets(signal?: AbortSignal): Promise<Facets>;
-  releases(query: ReleaseQuery, cursor: string | undefined, signal?: AbortSignal): Promise<ReleasePageResult>;
+  /** A page of releases; `limit` (1 to 100) when not the API's default page size. */
+  releases(
+    query: ReleaseQuery,
+    cursor: string | undefined,
+    signal?: AbortSignal,
+    limit?: number,
+  ): Promise<ReleasePageResult>;
+  /** One release by id; `NotFoundError` when there is none. */
+  release(id: string, signal?: AbortSignal): Promise<Release>;
   /** The signed-in user, or `null` when the browser has no (valid) session cookie. */
   session(): Promise<User | null>;
   signUp(credentials: Credentials): Promise<User>;
@@ -43,6 +53,14 @@ export interface Api {
   listKeys(): Promise<ApiKey[]>;
   createKey(key: NewKey): Promise<CreatedApiKey>;
   revokeKey(id: string): Promise<ApiKey>;
+  changePassword(change: { currentPassword: string; newPassword: string }): Promise<void>;
+  listSessions(): Promise<ActiveSession[]>;
+  /** Ends one session; ending the current one signs this browser out. */
+  revokeSession(id: string): Promise<void>;
+  revokeOtherSessions(): Promise<void>;
+  requestPasswordReset(email: string): Promise<void>;
+  confirmPasswordReset(reset: { token: string; newPassword: string }): Promise<void>;
+  deleteAccount(password: string): Promise<void>;
   /** The absolute URL of the health endpoint, for the example `curl` line. */
   healthUrl(): string;
 }
@@ -61,12 +79,16 @@ export function createApi(origin: string = window.location.origin): Api {
     timeoutMs: 15_000,
   });
 
+  // Reads are not retried by the SDK: a 429's wait (up to a minute) would be an unexplained "Loading…".
+  // The pages show what happened instead, with a countdown to their own retry (see `retryDelay`).
+  const read = (signal: AbortSignal | undefined) => ({ maxRetries: 0, ...(signal ? { signal } : {}) });
+
   return {
     async facets(signal) {
-      return await client.facets.list(signal ? { signal } : {});
+      return await client.facets.list(read(signal));
     },
 
-    async releases(query, cursor, signal) {
+    async releases(query, cursor, signal, limit) {
       const page = await client.releases.list(
         {
           ...(query.vocaloid_banks.length ? { vocaloid_banks: query.vocaloid_banks } : {}),
@@ -74,10 +96,15 @@ export function createApi(origin: string = window.location.origin): Api {
           ...(query.languages.length ? { languages: query.languages } : {}),
           sort: query.sort,
           ...(cursor ? { cursor } : {}),
+          ...(limit === undefined ? {} : { limit }),
         },
-        signal ? { signal } : {},
+        read(signal),
       );
       return { releases: page.releases, nextCursor: page.nextCursor };
+    },
+
+    async release(id, signal) {
+      return await client.releases.get(id, read(signal));
     },
 
     async session() {
@@ -116,6 +143,34 @@ export function createApi(origin: string = window.location.origin): Api {
       return await client.keys.revoke(id);
     },
 
+    async changePassword({ currentPassword, newPassword }) {
+      await client.auth.changePassword({ current_password: currentPassword, new_password: newPassword });
+    },
+
+    async listSessions() {
+      return (await client.auth.sessions.list()).sessions;
+    },
+
+    async revokeSession(id) {
+      await client.auth.sessions.revoke(id);
+    },
+
+    async revokeOtherSessions() {
+      await client.auth.sessions.revokeOthers();
+    },
+
+    async requestPasswordReset(email) {
+      await client.auth.requestPasswordReset({ email });
+    },
+
+    async confirmPasswordReset({ token, newPassword }) {
+      await client.auth.confirmPasswordReset({ token, new_password: newPassword });
+    },
+
+    async deleteAccount(password) {
+      await client.auth.deleteAccount({ password });
+    },
+
     healthUrl: () => `${origin}${apiPaths.health}`,
   };
 }
@@ -129,17 +184,58 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * Validation problems name each body field by JSON pointer (`/email`); this maps them to field names so a
- * form can show each message beside its field.
+ * How long to wait before trying a refused read again: the server's `Retry-After` for a 429, else undefined
+ * (the page offers a Retry button instead). A 429 without a usable `Retry-After` waits a few seconds.
  */
-export function fieldErrors(error: unknown): Record<string, string> {
-  if (!(error instanceof APIError)) return {};
-  const fields: Record<string, string> = {};
+export function retryDelay(error: unknown): number | undefined {
+  if (!(error instanceof RateLimitError)) return undefined;
+  return Math.max(1_000, Math.min(error.retryAfterMs ?? 5_000, 60_000));
+}
+
+/** One validation error as the API reported it: the field (`/email` → `email`) or parameter it names. */
+export interface FieldProblem {
+  field: string;
+  detail: string;
+}
+
+/**
+ * Validation problems name each body field by JSON pointer (`/email`) and each query parameter by name; this
+ * lists them by field, first problem per field only.
+ */
+export function fieldProblems(error: unknown): FieldProblem[] {
+  if (!(error instanceof APIError)) return [];
+  const seen = new Set<string>();
+  const problems: FieldProblem[] = [];
   for (const entry of error.errors) {
-    const field = entry.pointer?.replace(/^\//, '');
-    if (field && !(field in fields)) fields[field] = entry.detail;
+    const field = entry.pointer?.replace(/^\//, '') ?? entry.parameter;
+    if (!field || seen.has(field)) continue;
+    seen.add(field);
+    problems.push({ field, detail: entry.detail });
+  }
+  return problems;
+}
+
+/**
+ * Each field's message in words, beside the field: the field's own label then the API's rule ("Password must
+ * be at least 10 characters."), never the wire form (`/password must be ...`).
+ */
+export function fieldErrors(error: unknown, labels: Record<string, string> = {}): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const { field, detail } of fieldProblems(error)) {
+    fields[field] = sentence(labels[field] ?? humanName(field), detail);
   }
   return fields;
+}
+
+/** `new_password` → `New password`, for a field no form named. */
+function humanName(field: string): string {
+  const words = field.replace(/[_/.-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function sentence(label: string, detail: string): string {
+  const text = `${label} ${detail.trim()}`;
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /** The session is missing or over: the caller should sign in (again). */

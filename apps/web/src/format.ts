@@ -42,3 +42,33 @@ export function languageName(tag: string): string {
 export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+const relativeUnits: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 24 * 3600_000],
+  ['month', 30 * 24 * 3600_000],
+  ['week', 7 * 24 * 3600_000],
+  ['day', 24 * 3600_000],
+  ['hour', 3600_000],
+  ['minute', 60_000],
+];
+let relativeFormat: Intl.RelativeTimeFormat | undefined;
+
+/** `2 hours ago`, `in 3 days`, `just now`: how far a moment is from `now`, in the largest unit that fits. */
+export function formatRelative(iso: string, now: number = Date.now()): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const difference = at - now;
+  if (Math.abs(difference) < 60_000) return 'just now';
+  relativeFormat ??= new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  for (const [unit, size] of relativeUnits) {
+    if (Math.abs(difference) >= size) return relativeFormat.format(Math.trunc(difference / size), unit);
+  }
+  return 'just now';
+}
+
+const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'long' });
+
+/** The calendar day `days` from `now`, as a person reads it (`12 March 2026`). */
+export function formatDaysFromNow(days: number, now: number = Date.now()): string {
+  return dayFormat.format(new Date(now + days * 24 * 3600_000));
+}

@@ -5,6 +5,7 @@ import {
   formatReleaseQuery,
   isChosen,
   parseReleaseQuery,
+  readReleaseQuery,
   toggleValue,
   type ReleaseQuery,
 } from './release-query.js';
@@ -56,5 +57,18 @@ describe('release query ⇄ URL', () => {
     expect(isChosen(added, 'vocaloid_banks', 'gumi')).toBe(true);
     expect(toggleValue(added, 'vocaloid_banks', 'gumi')).toEqual(start);
     expect(start.vocaloid_banks).toEqual([]);
+  });
+});
+
+describe('a hand-edited address', () => {
+  it('says what it left out and why, and keeps the rest', () => {
+    const { query, dropped } = readReleaseQuery('?languages=ja,xx-bad&genres=rock&sort=sideways&page=2');
+    expect(query).toEqual({ ...emptyReleaseQuery, genres: ['rock'], languages: ['ja'] });
+    expect(dropped).toEqual([
+      { parameter: 'languages', value: 'xx-bad', reason: 'is not a language tag (like ja or en)' },
+      { parameter: 'sort', value: 'sideways', reason: 'is not a sort order' },
+      { parameter: 'page', value: '2', reason: 'is not something the list takes' },
+    ]);
+    expect(readReleaseQuery('?genres=rock&languages=zh-Hans').dropped).toEqual([]);
   });
 });

@@ -1,11 +1,13 @@
 import {
   defaultSortOrder,
+  isLanguageTag,
   limits,
   releaseFilterParameters,
   sortOrders,
   splitCommaList,
   type ReleaseFilterParameter,
   type SortOrder,
+  writtenTextProblem,
 } from '@releases/contract/wire';
 
 /**
@@ -26,22 +28,54 @@ export const emptyReleaseQuery: ReleaseQuery = {
   sort: defaultSortOrder,
 };
 
+/** Something a URL asked for that the page left out, and why, to tell the person. */
+export interface DroppedPart {
+  parameter: string;
+  value: string;
+  reason: string;
+}
+
+const knownParameters = new Set<string>([...releaseFilters, 'sort']);
+
 /**
- * Reads the query from a URL's search string. Read the way the API reads it (trimmed, empty items dropped,
- * repeated parameters merged, duplicates collapsed case-insensitively); what the API would refuse (too many
- * or too long values, an unknown sort) is dropped, so a hand-edited link still shows a page.
+ * Reads the query from a URL's search string, and says what it left out. Read the way the API reads it
+ * (trimmed, empty items dropped, repeated parameters merged, duplicates collapsed case-insensitively); what
+ * the API would refuse (a malformed language tag, too many or too long values, control characters, an unknown
+ * sort or parameter) is dropped, so a hand-edited link still shows a page rather than an error.
  */
-export function parseReleaseQuery(search: string): ReleaseQuery {
+export function readReleaseQuery(search: string): { query: ReleaseQuery; dropped: DroppedPart[] } {
   const params = new URLSearchParams(search);
   const query: ReleaseQuery = { ...emptyReleaseQuery };
+  const dropped: DroppedPart[] = [];
   for (const filter of releaseFilters) {
-    query[filter] = splitCommaList(params.getAll(filter))
-      .filter((value) => value.length <= limits.maxFilterValueLength)
-      .slice(0, limits.maxFilterValues);
+    const kept: string[] = [];
+    for (const value of splitCommaList(params.getAll(filter))) {
+      let reason: string | undefined;
+      if (value.length > limits.maxFilterValueLength)
+        reason = `is longer than ${limits.maxFilterValueLength} characters`;
+      else if (writtenTextProblem(value) !== undefined) reason = 'contains characters a filter cannot hold';
+      else if (filter === 'languages' && !isLanguageTag(value)) reason = 'is not a language tag (like ja or en)';
+      else if (kept.length >= limits.maxFilterValues)
+        reason = `is past the ${limits.maxFilterValues} values a filter takes`;
+      if (reason) dropped.push({ parameter: filter, value, reason });
+      else kept.push(value);
+    }
+    query[filter] = kept;
   }
   const sort = params.get('sort')?.trim();
-  query.sort = sortOrders.find((order) => order === sort) ?? defaultSortOrder;
-  return query;
+  const order = sortOrders.find((o) => o === sort);
+  if (sort && !order) dropped.push({ parameter: 'sort', value: sort, reason: 'is not a sort order' });
+  query.sort = order ?? defaultSortOrder;
+  for (const name of new Set(params.keys())) {
+    if (!knownParameters.has(name))
+      dropped.push({ parameter: name, value: params.get(name) ?? '', reason: 'is not something the list takes' });
+  }
+  return { query, dropped };
+}
+
+/** The query in a URL's search string (see `readReleaseQuery`, which also says what was left out). */
+export function parseReleaseQuery(search: string): ReleaseQuery {
+  return readReleaseQuery(search).query;
 }
 
 /**

@@ -1,16 +1,20 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { errorMessage, type Credentials, type User } from './api.js';
+import { errorMessage, isSignedOutError, type Credentials, type User } from './api.js';
 import { useApi } from './api-context.js';
 
 /**
  * Who is signed in. The browser's only credential is the `HttpOnly` session cookie, which no script can
  * read, so the app asks the server (`GET /api/v1/auth/session`) once at start and keeps just the user here,
  * in memory: nothing goes to localStorage or sessionStorage.
+ *
+ * `ended` is a session that stopped working while a page was open (signed out elsewhere, expired): unlike
+ * `signed-out`, pages stay where they are, with what was typed, and offer to sign in again in place.
  */
 export type SessionState =
   | { status: 'loading' }
   | { status: 'signed-out' }
   | { status: 'signed-in'; user: User }
+  | { status: 'ended'; email: string }
   | { status: 'unknown'; error: string };
 
 export interface Session {
@@ -18,8 +22,10 @@ export interface Session {
   signIn: (credentials: Credentials) => Promise<void>;
   signUp: (credentials: Credentials) => Promise<void>;
   signOut: () => Promise<void>;
-  /** The server said the session is over (a 401): show the signed-out state. */
+  /** The server said the session is over (a 401) in the middle of something: offer to sign in again. */
   expired: () => void;
+  /** The account or this session is gone on purpose (deleted, signed out here): plain signed-out. */
+  signedOut: () => void;
 }
 
 const SessionContext = createContext<Session | null>(null);
@@ -48,14 +54,23 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [api],
   );
   const signOut = useCallback(async () => {
-    await api.signOut();
+    try {
+      await api.signOut();
+    } catch (error) {
+      // A session that had already ended is signed out all the same; anything else the caller shows.
+      if (!isSignedOutError(error)) throw error;
+    }
     setState({ status: 'signed-out' });
   }, [api]);
-  const expired = useCallback(() => setState({ status: 'signed-out' }), []);
+  const expired = useCallback(
+    () => setState((s) => (s.status === 'signed-in' ? { status: 'ended', email: s.user.email } : s)),
+    [],
+  );
+  const signedOut = useCallback(() => setState({ status: 'signed-out' }), []);
 
   const session = useMemo(
-    () => ({ state, signIn, signUp, signOut, expired }),
-    [state, signIn, signUp, signOut, expired],
+    () => ({ state, signIn, signUp, signOut, expired, signedOut }),
+    [state, signIn, signUp, signOut, expired, signedOut],
   );
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }
@@ -64,4 +79,9 @@ export function useSession(): Session {
   const session = useContext(SessionContext);
   if (!session) throw new Error('useSession needs a <SessionProvider> above it');
   return session;
+}
+
+/** The session where there is one: the releases pages also work on their own (browsing needs no account). */
+export function useOptionalSession(): Session | null {
+  return useContext(SessionContext);
 }

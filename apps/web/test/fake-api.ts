@@ -56,6 +56,7 @@ export function fakeApi(overrides: Partial<Api> = {}): Api {
   return {
     facets: () => Promise.resolve(facets),
     releases: unexpected('releases'),
+    release: unexpected('release'),
     session: () => Promise.resolve(null),
     signUp: unexpected('signUp'),
     signIn: unexpected('signIn'),
@@ -63,6 +64,13 @@ export function fakeApi(overrides: Partial<Api> = {}): Api {
     listKeys: unexpected('listKeys'),
     createKey: unexpected('createKey'),
     revokeKey: unexpected('revokeKey'),
+    changePassword: unexpected('changePassword'),
+    listSessions: unexpected('listSessions'),
+    revokeSession: unexpected('revokeSession'),
+    revokeOtherSessions: unexpected('revokeOtherSessions'),
+    requestPasswordReset: unexpected('requestPasswordReset'),
+    confirmPasswordReset: unexpected('confirmPasswordReset'),
+    deleteAccount: unexpected('deleteAccount'),
     healthUrl: () => 'http://localhost:3000/api/v1/health',
     ...overrides,
   };

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { BusyButton } from './busy-button.js';
 
 export interface ConfirmDialogProps {
   open: boolean;
@@ -60,9 +61,9 @@ export function ConfirmDialog({
         <button type="button" className="secondary" ref={cancelRef} onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" className="danger" onClick={onConfirm} aria-disabled={busy || undefined}>
+        <BusyButton className="danger" busy={busy ?? false} onClick={onConfirm}>
           {confirmLabel}
-        </button>
+        </BusyButton>
       </div>
     </dialog>
   );

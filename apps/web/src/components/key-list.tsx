@@ -1,7 +1,9 @@
-import { useId, useState } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { errorMessage, type ApiKey } from '../api.js';
 import { formatMoment } from '../format.js';
 import { ConfirmDialog } from './confirm-dialog.js';
+import { RelativeTime } from './relative-time.js';
+import { useNow } from '../use-now.js';
 
 export type KeyStatus = 'active' | 'revoked' | 'expired';
 
@@ -23,10 +25,16 @@ export interface KeyListProps {
   onRevoke: (key: ApiKey) => Promise<void>;
 }
 
+const columns = ['Name', 'Start', 'Created', 'Last used', 'Expires', 'Status'] as const;
+
 /**
  * The account's keys, newest first: name, start, created, last used, expires and status, and for an active
- * key a Revoke button that asks first. A list of small cards rather than a table: it reads the same at
- * 360 px as on a desktop.
+ * key a Revoke button that asks first. Active keys come first; revoked and expired ones are folded under a
+ * heading of their own, since they are history rather than something to act on.
+ *
+ * Each key is a list item with its name as a heading and its facts as a description list, which reads the
+ * same to a screen reader at any width; on wide screens the stylesheet lines the items up as the rows of a
+ * table under one row of column names (hidden from assistive technology, which has each fact's own term).
  */
 export function KeyList({ keys, onRevoke }: KeyListProps) {
   const id = useId();
@@ -34,8 +42,12 @@ export function KeyList({ keys, onRevoke }: KeyListProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [announcement, setAnnouncement] = useState('');
+  // A key revoked here stays in its row (now "Revoked"), where the person is looking; it joins the folded
+  // ones the next time the list is shown.
+  const [revokedHere, setRevokedHere] = useState<ReadonlySet<string>>(new Set());
 
   const close = () => {
+    if (busy) return;
     setConfirming(undefined);
     setError(undefined);
   };
@@ -47,6 +59,7 @@ export function KeyList({ keys, onRevoke }: KeyListProps) {
     setError(undefined);
     try {
       await onRevoke(key);
+      setRevokedHere((ids) => new Set(ids).add(key.id));
       setConfirming(undefined);
       setAnnouncement(`The key “${key.name}” is revoked.`);
       // Its Revoke button is gone: the focus goes to the key's name rather than to the top of the page.
@@ -58,6 +71,71 @@ export function KeyList({ keys, onRevoke }: KeyListProps) {
     }
   };
 
+  const now = useNow(60_000);
+  const shownFirst = (key: ApiKey) => keyStatus(key, now) === 'active' || revokedHere.has(key.id);
+  const active = keys.filter(shownFirst);
+  const past = keys.filter((key) => !shownFirst(key));
+
+  const row = (key: ApiKey, level: 'h3' | 'h4'): ReactNode => {
+    const status = keyStatus(key, now);
+    const Heading = level;
+    return (
+      <li key={key.id} className="key-item" data-status={status}>
+        <Heading id={`${id}-${key.id}`} tabIndex={-1} className="key-name">
+          {key.name}
+        </Heading>
+        <dl className="key-facts">
+          <div>
+            <dt>Start</dt>
+            <dd>
+              <code>{key.start}…</code>
+            </dd>
+          </div>
+          <div>
+            <dt>Created</dt>
+            <dd>
+              <Moment iso={key.created_at} otherwise="" />
+            </dd>
+          </div>
+          <div>
+            <dt>Last used</dt>
+            <dd>{key.last_used_at ? <RelativeTime iso={key.last_used_at} /> : 'Never'}</dd>
+          </div>
+          <div>
+            <dt>Expires</dt>
+            <dd>
+              <Moment iso={key.expires_at} otherwise="Never" />
+            </dd>
+          </div>
+          <div>
+            <dt>Status</dt>
+            <dd className={`status status-${status}`}>
+              {statusText[status]}
+              {status === 'revoked' && key.revoked_at && (
+                <>
+                  {' '}
+                  <Moment iso={key.revoked_at} otherwise="" />
+                </>
+              )}
+            </dd>
+          </div>
+        </dl>
+        <div className="key-action">
+          {status === 'active' && (
+            <button
+              type="button"
+              className="danger"
+              aria-describedby={`${id}-${key.id}`}
+              onClick={() => setConfirming(key)}
+            >
+              Revoke
+            </button>
+          )}
+        </div>
+      </li>
+    );
+  };
+
   return (
     <>
       <p role="status" className="visually-hidden">
@@ -65,67 +143,31 @@ export function KeyList({ keys, onRevoke }: KeyListProps) {
       </p>
       {keys.length === 0 ? (
         <p>You have no API keys yet.</p>
+      ) : active.length === 0 ? (
+        <p>You have no active keys.</p>
       ) : (
-        <ul className="key-list">
-          {keys.map((key) => {
-            const status = keyStatus(key);
-            return (
-              <li key={key.id} className="key-item" data-status={status}>
-                <h3 id={`${id}-${key.id}`} tabIndex={-1} className="key-name">
-                  {key.name}
-                </h3>
-                <dl className="key-facts">
-                  <div>
-                    <dt>Start</dt>
-                    <dd>
-                      <code>{key.start}…</code>
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>Created</dt>
-                    <dd>
-                      <Moment iso={key.created_at} otherwise="" />
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>Last used</dt>
-                    <dd>
-                      <Moment iso={key.last_used_at} otherwise="Never" />
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>Expires</dt>
-                    <dd>
-                      <Moment iso={key.expires_at} otherwise="Never" />
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>Status</dt>
-                    <dd className={`status status-${status}`}>
-                      {statusText[status]}
-                      {status === 'revoked' && key.revoked_at && (
-                        <>
-                          {' '}
-                          <Moment iso={key.revoked_at} otherwise="" />
-                        </>
-                      )}
-                    </dd>
-                  </div>
-                </dl>
-                {status === 'active' && (
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-describedby={`${id}-${key.id}`}
-                    onClick={() => setConfirming(key)}
-                  >
-                    Revoke
-                  </button>
-                )}
-              </li>
-            );
-          })}
-        </ul>
+        <div className="key-table">
+          <div className="key-columns" aria-hidden="true">
+            {columns.map((column) => (
+              <span key={column}>{column}</span>
+            ))}
+            <span />
+          </div>
+          <ul className="key-list">{active.map((key) => row(key, 'h3'))}</ul>
+        </div>
+      )}
+      {past.length > 0 && (
+        <section className="past-keys" aria-labelledby={`${id}-past`}>
+          <h3 id={`${id}-past`}>Revoked and expired keys</h3>
+          <details>
+            <summary>
+              {past.length === 1
+                ? 'Show the 1 key that no longer works'
+                : `Show all ${past.length} keys that no longer work`}
+            </summary>
+            <ul className="key-list key-list-past">{past.map((key) => row(key, 'h4'))}</ul>
+          </details>
+        </section>
       )}
       <ConfirmDialog
         open={confirming !== undefined}

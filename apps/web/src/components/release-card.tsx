@@ -1,6 +1,8 @@
 import { useId, useState } from 'react';
 import type { Release } from '../api.js';
 import { formatReleaseDate, formatReleaseType, languageName, plural } from '../format.js';
+import { Link } from '../router.js';
+import { releasePath } from '../routes.js';
 
 const siteNames: Record<string, string> = {
   youtube: 'YouTube',
@@ -13,12 +15,12 @@ const siteNames: Record<string, string> = {
   piapro: 'piapro',
 };
 
-function siteName(site: string): string {
+export function siteName(site: string): string {
   return siteNames[site.toLowerCase()] ?? site.charAt(0).toUpperCase() + site.slice(1);
 }
 
 /** Only web links: a catalogue row cannot turn a card into a `javascript:` link. */
-function isWebUrl(url: string): boolean {
+export function isWebUrl(url: string): boolean {
   return /^https?:\/\//i.test(url);
 }
 
@@ -27,7 +29,7 @@ function isWebUrl(url: string): boolean {
  * card never changes height after it is shown. Covers come from other hosts over https only (the page's CSP
  * allows `img-src https:` and nothing less safe); no referrer is sent to them.
  */
-function Cover({ url }: { url: string | null }) {
+export function Cover({ url, size = 96 }: { url: string | null; size?: number }) {
   const [failed, setFailed] = useState(false);
   return (
     <div className="cover" aria-hidden="true">
@@ -35,8 +37,8 @@ function Cover({ url }: { url: string | null }) {
         <img
           src={url}
           alt=""
-          width={96}
-          height={96}
+          width={size}
+          height={size}
           loading="lazy"
           decoding="async"
           referrerPolicy="no-referrer"
@@ -49,7 +51,14 @@ function Cover({ url }: { url: string | null }) {
   );
 }
 
-export function ReleaseCard({ release, id }: { release: Release; id?: string }) {
+export interface ReleaseCardProps {
+  release: Release;
+  id?: string;
+  /** Called when the release's own page is opened from the card (the list remembers it for Back). */
+  onOpen?: () => void;
+}
+
+export function ReleaseCard({ release, id, onOpen }: ReleaseCardProps) {
   const titleId = useId();
   const links = release.links.filter((link) => isWebUrl(link.url));
   return (
@@ -57,7 +66,9 @@ export function ReleaseCard({ release, id }: { release: Release; id?: string }) 
       <Cover url={release.cover_url} />
       <div className="release-body">
         <h2 id={titleId} className="release-title">
-          {release.title}
+          <Link to={releasePath(release.id)} onClick={onOpen}>
+            {release.title}
+          </Link>
         </h2>
         <p className="release-artist">{release.artist}</p>
         <p className="release-meta">

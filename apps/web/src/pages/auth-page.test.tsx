@@ -43,30 +43,77 @@ describe('signing in and up', () => {
     expect(window.location.host).toBe('localhost:3000');
   });
 
-  it("shows the server's answer: its detail, and each field's error beside the field", async () => {
+  it("shows the server's answer in words beside its field, never the wire form of the problem", async () => {
     const user = userEvent.setup();
+    const rule = 'is among the most common passwords, which attackers try first: choose another';
     const problem = {
       type: 'x/problems/invalid-request',
       title: 'Invalid request',
       status: 400,
-      detail: '/password must be at least 10 characters.',
-      errors: [{ pointer: '/password', detail: 'must be at least 10 characters' }],
+      detail: `/password ${rule}.`,
+      errors: [{ pointer: '/password', detail: rule }],
     };
-    renderAuth(
-      'signup',
-      fakeApi({ signUp: () => Promise.reject(new BadRequestError(400, problem, new Headers())) }),
-      '/signup',
-    );
+    const signUp = vi.fn(() => Promise.reject(new BadRequestError(400, problem, new Headers())));
+    renderAuth('signup', fakeApi({ signUp }), '/signup');
     const password = screen.getByLabelText('Password');
     expect(password.getAttribute('autocomplete')).toBe('new-password');
     await user.type(screen.getByLabelText('Email'), 'me@example.com');
+    await user.type(password, 'password123');
+    await user.click(screen.getByRole('button', { name: 'Sign up' }));
+    expect(signUp).toHaveBeenCalledTimes(1);
+    const alert = await screen.findByRole('alert', {}, { timeout: 2000 });
+    await waitFor(() => expect(alert.textContent).toBe('Check the field marked below.'));
+    expect(password.getAttribute('aria-invalid')).toBe('true');
+    const message = document.getElementById(password.getAttribute('aria-describedby')?.split(' ').at(-1) ?? '');
+    expect(message?.textContent).toBe(`Password ${rule}.`);
+    expect(document.body.textContent).not.toContain('/password');
+  });
+
+  it('checks the form before sending, in words, one message per field', async () => {
+    const user = userEvent.setup();
+    const signUp = vi.fn(() => Promise.resolve(me));
+    renderAuth('signup', fakeApi({ signUp }), '/signup');
+    const email = screen.getByLabelText('Email');
+    const password = screen.getByLabelText('Password');
+    const messageOf = (field: HTMLElement) =>
+      document.getElementById(field.getAttribute('aria-describedby')?.split(' ').at(-1) ?? '')?.textContent;
+
+    // Both empty: each says what to enter; nothing compares the two.
+    await user.click(screen.getByRole('button', { name: 'Sign up' }));
+    expect(signUp).not.toHaveBeenCalled();
+    expect(messageOf(email)).toBe('Enter your email address.');
+    expect(messageOf(password)).toBe('Enter a password.');
+    expect(document.body.textContent).not.toContain('must not be');
+    expect(screen.getByRole('alert').textContent).toBe('Check the 2 fields marked below.');
+
+    await user.type(email, 'me@example.com');
     await user.type(password, 'short');
     await user.click(screen.getByRole('button', { name: 'Sign up' }));
-    expect((await screen.findByRole('alert')).textContent).toBe(problem.detail);
-    expect(password.getAttribute('aria-invalid')).toBe('true');
-    expect(screen.getByText('must be at least 10 characters').id).toBe(
-      password.getAttribute('aria-describedby')?.split(' ').at(-1),
-    );
+    expect(email.getAttribute('aria-invalid')).toBeNull();
+    expect(messageOf(password)).toBe('Password must be at least 10 characters.');
+
+    await user.clear(password);
+    await user.type(password, 'ME@example.com');
+    await user.click(screen.getByRole('button', { name: 'Sign up' }));
+    expect(messageOf(password)).toBe('Password must not be your email address.');
+    expect(signUp).not.toHaveBeenCalled();
+  });
+
+  it('shows the button busy while waiting, and sends once however often it is pressed', async () => {
+    const user = userEvent.setup();
+    let answer: (value: User) => void = () => undefined;
+    const signIn = vi.fn(() => new Promise<User>((resolve) => (answer = resolve)));
+    renderAuth('signin', fakeApi({ signIn }), '/signin');
+    await user.type(screen.getByLabelText('Email'), 'me@example.com');
+    await user.type(screen.getByLabelText('Password'), 'a long enough password');
+    const button = screen.getByRole('button', { name: 'Sign in' });
+    await user.click(button);
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+    await user.click(button);
+    await user.keyboard('{Enter}');
+    expect(signIn).toHaveBeenCalledTimes(1);
+    answer(me);
+    await waitFor(() => expect(window.location.pathname).toBe('/'));
   });
 
   it('says the one thing the server says for a wrong email or password', async () => {

@@ -1,7 +1,10 @@
 import { limits } from '@releases/contract/wire';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { errorMessage, fieldErrors } from '../api.js';
+import { BusyButton } from '../components/busy-button.js';
 import { Field } from '../components/field.js';
+import { PasswordStrength } from '../components/password-strength.js';
+import { currentPasswordProblem, emailProblem, fieldsAlert, newPasswordProblem, problems } from '../form-checks.js';
 import { usePageTitle } from '../page-title.js';
 import { Link, navigate, safeReturnPath, useLocation } from '../router.js';
 import { routes } from '../routes.js';
@@ -13,6 +16,8 @@ const texts = {
   signin: { title: 'Sign in', button: 'Sign in', busy: 'Signing in…', other: 'signUp' },
   signup: { title: 'Create an account', button: 'Sign up', busy: 'Creating your account…', other: 'signIn' },
 } as const;
+
+const labels = { email: 'Email', password: 'Password' };
 
 /** `/signin` and `/signup`: one form, two wordings. After success, back to where the user was going. */
 export function AuthPage({ mode }: { mode: AuthMode }) {
@@ -38,14 +43,20 @@ export function AuthPage({ mode }: { mode: AuthMode }) {
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (busy) return;
+    const found = problems({
+      email: emailProblem(email),
+      password: mode === 'signup' ? newPasswordProblem(password, email) : currentPasswordProblem(password),
+    });
+    setFields(found);
+    setError(fieldsAlert(found));
+    if (Object.keys(found).length > 0) return;
     setBusy(true);
-    setError(undefined);
-    setFields({});
     try {
       await (mode === 'signin' ? session.signIn : session.signUp)({ email, password });
     } catch (caught) {
-      setFields(fieldErrors(caught));
-      setError(errorMessage(caught));
+      const byField = fieldErrors(caught, labels);
+      setFields(byField);
+      setError(fieldsAlert(byField) ?? errorMessage(caught));
       setBusy(false);
     }
   };
@@ -57,7 +68,7 @@ export function AuthPage({ mode }: { mode: AuthMode }) {
       <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
         <Field
           id={`${id}-email`}
-          label="Email"
+          label={labels.email}
           error={fields.email}
           inputProps={{
             type: 'email',
@@ -71,10 +82,13 @@ export function AuthPage({ mode }: { mode: AuthMode }) {
         />
         <Field
           id={`${id}-password`}
-          label="Password"
+          label={labels.password}
           error={fields.password}
           {...(mode === 'signup'
-            ? { hint: `At least ${limits.minPasswordLength} characters, and not your email address.` }
+            ? {
+                hint: `At least ${limits.minPasswordLength} characters, not your email address, not a common password.`,
+                describedBy: `${id}-strength`,
+              }
             : {})}
           inputProps={{
             type: 'password',
@@ -85,7 +99,9 @@ export function AuthPage({ mode }: { mode: AuthMode }) {
             value: password,
             onChange: (event) => setPassword(event.target.value),
           }}
-        />
+        >
+          {mode === 'signup' && <PasswordStrength id={`${id}-strength`} password={password} userInputs={[email]} />}
+        </Field>
         <div role="alert" className="form-alert">
           {error && <p className="problem">{error}</p>}
         </div>
@@ -93,9 +109,16 @@ export function AuthPage({ mode }: { mode: AuthMode }) {
           {busy ? text.busy : ''}
         </p>
         <div>
-          <button type="submit">{text.button}</button>
+          <BusyButton type="submit" busy={busy}>
+            {text.button}
+          </BusyButton>
         </div>
       </form>
+      {mode === 'signin' && (
+        <p className="switch">
+          <Link to={routes.forgotPassword}>Forgot your password?</Link>
+        </p>
+      )}
       <p className="switch">
         {mode === 'signin' ? 'No account yet? ' : 'Already have an account? '}
         <Link to={otherLink}>{mode === 'signin' ? 'Create one' : 'Sign in instead'}</Link>

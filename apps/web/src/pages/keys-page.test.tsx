@@ -44,9 +44,7 @@ describe('the new key, shown once', () => {
     const view = renderKeys(api);
 
     await user.type(await screen.findByRole('textbox', { name: 'Name' }), 'laptop');
-    const lifetime = screen.getByRole('textbox', { name: 'Expires in (days)' });
-    await user.clear(lifetime);
-    await user.type(lifetime, '30');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Expires in (days)' }), '30');
     await user.click(screen.getByRole('button', { name: 'Create key' }));
     expect(createKey).toHaveBeenCalledWith({ name: 'laptop', expiresInDays: 30 });
 
@@ -96,34 +94,35 @@ describe('the new key, shown once', () => {
     expect(window.getSelection()?.toString()).toBe(secret);
   });
 
-  it("shows the server's field errors beside their fields, and checks the lifetime before sending", async () => {
+  it("checks the name before sending, and shows the server's field errors in words beside their fields", async () => {
     const user = userEvent.setup();
     const problem = {
       type: 'x/problems/invalid-request',
       title: 'Invalid request',
       status: 400,
-      detail: '/name must not be empty.',
-      errors: [{ pointer: '/name', detail: 'must not be empty' }],
+      detail: '/name must not contain control characters.',
+      errors: [{ pointer: '/name', detail: 'must not contain control characters' }],
     };
     const createKey = vi.fn(() => Promise.reject(new BadRequestError(400, problem, new Headers())));
     renderKeys(signedInApi({ createKey }));
-    const lifetime = await screen.findByRole('textbox', { name: 'Expires in (days)' });
-    await user.clear(lifetime);
-    await user.type(lifetime, '400');
+    const name = await screen.findByRole('textbox', { name: 'Name' });
+    const messageOf = () =>
+      document.getElementById(name.getAttribute('aria-describedby')?.split(' ').at(-1) ?? '')?.textContent;
+
     await user.click(screen.getByRole('button', { name: 'Create key' }));
     expect(createKey).not.toHaveBeenCalled();
-    expect(lifetime.getAttribute('aria-invalid')).toBe('true');
-    expect(screen.getByText(/from 1 to 365/)).toBeTruthy();
+    expect(name.getAttribute('aria-invalid')).toBe('true');
+    expect(messageOf()).toMatch(/^Enter a name for the key/);
 
-    await user.clear(lifetime);
+    await user.type(name, 'laptop');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Expires in (days)' }), 'Never');
     await user.click(screen.getByRole('button', { name: 'Create key' }));
-    expect(createKey).toHaveBeenCalledWith({ name: '' });
-    const name = screen.getByRole('textbox', { name: 'Name' });
-    await waitFor(() => expect(name.getAttribute('aria-invalid')).toBe('true'));
-    expect(document.getElementById(name.getAttribute('aria-describedby')?.split(' ').at(-1) ?? '')?.textContent).toBe(
-      'must not be empty',
-    );
-    expect(screen.getByRole('alert').textContent).toContain(problem.detail);
+    expect(createKey).toHaveBeenCalledWith({ name: 'laptop' });
+    await waitFor(() => expect(messageOf()).toBe('Name must not contain control characters.'));
+    expect(screen.getByRole('alert').textContent).toBe('Check the field marked below.');
+    expect(document.body.textContent).not.toContain('/name');
+    // What was typed stays, to be corrected.
+    expect(screen.getByRole<HTMLInputElement>('textbox', { name: 'Name' }).value).toBe('laptop');
   });
 });
 

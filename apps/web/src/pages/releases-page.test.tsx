@@ -180,11 +180,12 @@ describe('the list', () => {
     expect(card.textContent).toContain('Hatsune Miku');
     expect(card.textContent).toContain('electropop, rock');
     expect(card.textContent).toContain('Japanese');
+    // The title leads to the release's own page; of the catalogue's links, only web ones are shown.
     expect(
       within(card)
         .getAllByRole('link')
         .map((link) => link.getAttribute('href')),
-    ).toEqual(['https://www.youtube.com/watch?v=x']);
+    ).toEqual(['/releases/rel_test1', 'https://www.youtube.com/watch?v=x']);
     const cover = card.querySelector('img');
     expect(cover?.getAttribute('width')).toBe('96');
     expect(cover?.getAttribute('height')).toBe('96');

@@ -1,37 +1,88 @@
-import { sortOrders, type SortOrder } from '@releases/contract/wire';
-import { useEffect, useId, useMemo, useState } from 'react';
-import { errorMessage, type Facets, type Release } from '../api.js';
+import { limits, sortOrders, type SortOrder } from '@releases/contract/wire';
+import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { errorMessage, isSignedOutError, retryDelay, type Facets, type Release } from '../api.js';
 import { useApi } from '../api-context.js';
 import { FacetFilter } from '../components/facet-filter.js';
 import { ReleaseCard } from '../components/release-card.js';
+import { RetryCountdown } from '../components/retry-countdown.js';
 import { languageName, plural } from '../format.js';
+import { recallList, rememberList, rememberOpened } from '../list-memory.js';
 import { usePageTitle } from '../page-title.js';
 import {
   emptyReleaseQuery,
   formatReleaseQuery,
   hasFilters,
   parseReleaseQuery,
+  readReleaseQuery,
   toggleValue,
+  type DroppedPart,
   type ReleaseFilter,
   type ReleaseQuery,
 } from '../release-query.js';
-import { navigate, useLocation } from '../router.js';
+import {
+  arrivedByHistory,
+  entryState,
+  historyEntry,
+  navigate,
+  savedScrollPosition,
+  updateEntryState,
+  useLocation,
+} from '../router.js';
 import { routes } from '../routes.js';
+import { useOptionalSession } from '../session.js';
 
 const sortLabels: Record<SortOrder, string> = { '-release_date': 'Newest first', release_date: 'Oldest first' };
 
-const filterLabels: Record<ReleaseFilter, { label: string; searchLabel: string }> = {
-  vocaloid_banks: { label: 'Voice banks', searchLabel: 'Find a voice bank' },
-  genres: { label: 'Genres', searchLabel: 'Find a genre' },
-  languages: { label: 'Languages', searchLabel: 'Find a language' },
+const filterLabels: Record<ReleaseFilter, { label: string; searchLabel: string; chip: string }> = {
+  vocaloid_banks: { label: 'Voice banks', searchLabel: 'Find a voice bank', chip: 'Voice bank' },
+  genres: { label: 'Genres', searchLabel: 'Find a genre', chip: 'Genre' },
+  languages: { label: 'Languages', searchLabel: 'Find a language', chip: 'Language' },
 };
+const filters = ['vocaloid_banks', 'genres', 'languages'] as const;
+
+/**
+ * How long the list waits after a change made here (a box ticked, a letter typed) before asking the server:
+ * ticking fourteen boxes in a row is one request, not fourteen. Back, Forward and a fresh page ask at once.
+ */
+const inputSettleMs = 350;
 
 function describeLanguage(tag: string): string {
   const name = languageName(tag);
   return name === tag ? tag : `${name} (${tag})`;
 }
 
-type Loaded<T> = { status: 'ready'; value: T } | { status: 'error'; error: string };
+/** A failed read: its message, and when it is retried by itself (a 429's `Retry-After`). */
+interface Failure {
+  error: string;
+  retryAt?: number | undefined;
+}
+
+function failure(error: unknown): Failure {
+  const wait = retryDelay(error);
+  return { error: errorMessage(error), retryAt: wait === undefined ? undefined : Date.now() + wait };
+}
+
+/** The filters' facets: loaded once per visit, retried after a 429's wait or on request. */
+function useFacets() {
+  const api = useApi();
+  const [attempt, setAttempt] = useState(0);
+  const [facets, setFacets] = useState<
+    (({ status: 'ready'; value: Facets } | ({ status: 'error' } & Failure)) & { attempt: number }) | undefined
+  >();
+  useEffect(() => {
+    const controller = new AbortController();
+    api.facets(controller.signal).then(
+      (value) => setFacets({ status: 'ready', value, attempt }),
+      (error: unknown) => {
+        if (!controller.signal.aborted) setFacets({ status: 'error', ...failure(error), attempt });
+      },
+    );
+    return () => controller.abort();
+  }, [api, attempt]);
+  const current = facets?.attempt === attempt ? facets : undefined;
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  return { facets: current, retry };
+}
 
 interface ListResult {
   /** The query (as its URL form) and attempt this result answers: a newer one means it is stale. */
@@ -39,60 +90,102 @@ interface ListResult {
   attempt: number;
   releases: Release[];
   nextCursor: string;
-  error?: string;
+  failure?: Failure | undefined;
   more: 'idle' | 'loading' | 'error';
-  moreError?: string;
+  moreFailure?: Failure | undefined;
   /** The first release of the last page loaded by "Load more": it takes the focus. */
-  focusId?: string;
+  focusId?: string | undefined;
+  /** Put back from memory (Back): the page restores its scroll position and focus. */
+  restored?: { focusId?: string | undefined } | undefined;
 }
 
-/** The filters' facets: loaded once per visit, with a retry. */
-function useFacets() {
-  const api = useApi();
-  const [attempt, setAttempt] = useState(0);
-  const [facets, setFacets] = useState<(Loaded<Facets> & { attempt: number }) | undefined>();
-  useEffect(() => {
-    const controller = new AbortController();
-    api.facets(controller.signal).then(
-      (value) => setFacets({ status: 'ready', value, attempt }),
-      (error: unknown) => {
-        if (!controller.signal.aborted) setFacets({ status: 'error', error: errorMessage(error), attempt });
-      },
-    );
-    return () => controller.abort();
-  }, [api, attempt]);
-  const current = facets?.attempt === attempt ? facets : undefined;
-  return { facets: current, retry: () => setAttempt((n) => n + 1) };
+/** The list as this history entry last showed it, if it showed this query. */
+function recalled(entry: string, key: string, attempt: number): ListResult | undefined {
+  const list = recallList(entry, key);
+  if (!list) return undefined;
+  return {
+    key,
+    attempt,
+    releases: list.releases,
+    nextCursor: list.nextCursor,
+    more: 'idle',
+    restored: { focusId: list.focusId },
+  };
 }
 
 /**
- * The first page for the query in the URL, then "Load more" by cursor. Results are appended: cards already
- * shown never move. A result remembers which query it answers, so an answer that arrives after the filters
- * changed is never shown, and "loading" is simply "no result for this query yet".
+ * The first page for the query, then "Load more" by cursor. Results are appended: cards already shown never
+ * move. A result remembers which query it answers, so an answer that arrives after the filters changed is
+ * never shown, and "loading" is simply "no result for this query yet". Each history entry's list is kept in
+ * memory, so returning to it (Back) shows it as it was, pages and all, without asking again.
  */
-function useReleaseList(key: string) {
+function useReleaseList(key: string, entry: string) {
   const api = useApi();
+  const signedOut = useOptionalSession()?.signedOut;
   const [attempt, setAttempt] = useState(0);
-  const [result, setResult] = useState<ListResult | undefined>();
+  const [result, setResult] = useState<ListResult | undefined>(() => recalled(entry, key, 0));
+
+  // Back to an entry whose list is in memory: shown as it was, without asking the server again.
+  const remembered = useMemo(
+    () => (result?.key === key && result.attempt === attempt ? undefined : recalled(entry, key, attempt)),
+    // Looked up once per entry, query and attempt; the result it stands in for is not a reason to look again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [entry, key, attempt],
+  );
 
   useEffect(() => {
+    if (remembered || (result?.key === key && result.attempt === attempt)) return;
     const controller = new AbortController();
-    api.releases(parseReleaseQuery(key), undefined, controller.signal).then(
-      (page) => setResult({ key, attempt, ...page, more: 'idle' }),
+    // Back to this entry after leaving the app (another site, a reload): memory is gone, but the entry's
+    // state says how many releases it showed; they are fetched again, in as few requests as the API allows.
+    const state = entryState();
+    const wanted = state.listKey === key && typeof state.listCount === 'number' ? state.listCount : 0;
+    const restoring = wanted > limits.defaultPageSize;
+    const load = async () => {
+      const query = parseReleaseQuery(key);
+      if (!restoring) return await api.releases(query, undefined, controller.signal);
+      let page = await api.releases(query, undefined, controller.signal, Math.min(wanted, limits.maxPageSize));
+      const releases = [...page.releases];
+      while (releases.length < wanted && page.nextCursor) {
+        const limit = Math.min(wanted - releases.length, limits.maxPageSize);
+        page = await api.releases(query, page.nextCursor, controller.signal, limit);
+        releases.push(...page.releases);
+      }
+      return { releases, nextCursor: page.nextCursor };
+    };
+    load().then(
+      (page) => setResult({ key, attempt, ...page, more: 'idle', ...(restoring ? { restored: {} } : {}) }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
-        setResult({ key, attempt, releases: [], nextCursor: '', error: errorMessage(error), more: 'idle' });
+        if (isSignedOutError(error)) {
+          // The session cookie stopped working (the server cleared it): browse on without it.
+          signedOut?.();
+          setAttempt((n) => n + 1);
+          return;
+        }
+        setResult({ key, attempt, releases: [], nextCursor: '', failure: failure(error), more: 'idle' });
       },
     );
     return () => controller.abort();
-  }, [api, key, attempt]);
+    // `result` is read only to skip a fetch that is already answered.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, key, attempt, entry, signedOut, remembered]);
 
-  const current = result?.key === key && result.attempt === attempt ? result : undefined;
+  const current = result?.key === key && result.attempt === attempt ? result : remembered;
+
+  // What this entry shows is kept for Back (without the transient states).
+  useEffect(() => {
+    if (current && !current.failure) {
+      rememberList(entry, { key, releases: current.releases, nextCursor: current.nextCursor });
+      updateEntryState({ listKey: key, listCount: current.releases.length });
+    }
+  }, [current, entry, key]);
 
   const loadMore = () => {
     if (!current?.nextCursor || current.more === 'loading') return;
     const answers = (r: ListResult | undefined): r is ListResult => r?.key === key && r.attempt === attempt;
-    setResult((r) => (answers(r) ? { ...r, more: 'loading' } : r));
+    const base = current;
+    setResult((r) => ({ ...(answers(r) ? r : base), more: 'loading', moreFailure: undefined }));
     api.releases(parseReleaseQuery(key), current.nextCursor).then(
       (page) =>
         setResult((r) => {
@@ -103,10 +196,11 @@ function useReleaseList(key: string) {
             releases: [...r.releases, ...page.releases],
             nextCursor: page.nextCursor,
             more: 'idle',
+            restored: undefined,
             ...(first ? { focusId: first.id } : {}),
           };
         }),
-      (error: unknown) => setResult((r) => (answers(r) ? { ...r, more: 'error', moreError: errorMessage(error) } : r)),
+      (error: unknown) => setResult((r) => (answers(r) ? { ...r, more: 'error', moreFailure: failure(error) } : r)),
     );
   };
 
@@ -120,39 +214,99 @@ function useReleaseList(key: string) {
     /** The result for the current query, or the previous one (shown dimmed) while it loads. */
     shown: current ?? result,
     loading: current === undefined,
-    retry: () => setAttempt((n) => n + 1),
+    retry: useCallback(() => setAttempt((n) => n + 1), []),
     loadMore,
   };
+}
+
+/** Changes made here reach the list after `inputSettleMs` of quiet; Back, Forward and the first load at once. */
+function useSettledKey(key: string): string {
+  const [settled, setSettled] = useState(key);
+  const byHistory = arrivedByHistory();
+  useEffect(() => {
+    if (key === settled) return;
+    const timer = setTimeout(() => setSettled(key), byHistory ? 0 : inputSettleMs);
+    return () => clearTimeout(timer);
+  }, [key, settled, byHistory]);
+  return byHistory ? key : settled;
+}
+
+function droppedNotice(dropped: DroppedPart[]): string {
+  const parts = dropped.map(({ parameter, value, reason }) => {
+    const name = filterLabels[parameter as ReleaseFilter]?.label ?? parameter;
+    return value ? `“${value}” (${name}) ${reason}` : `${name} ${reason}`;
+  });
+  return `Part of this address could not be used, so it was left out: ${parts.join('; ')}.`;
 }
 
 export function ReleasesPage() {
   usePageTitle('Releases');
   const { search } = useLocation();
-  const query = useMemo(() => parseReleaseQuery(search), [search]);
+  const read = useMemo(() => readReleaseQuery(search), [search]);
+  const query = read.query;
   const key = formatReleaseQuery(query);
+  const settledKey = useSettledKey(key);
+  const entry = historyEntry();
   const { facets, retry: retryFacets } = useFacets();
-  const list = useReleaseList(key);
+  const list = useReleaseList(settledKey, entry);
   const [filtersOpen, setFiltersOpen] = useState(false);
+  // A hand-edited address with values the API would refuse: they are left out, the address is corrected in
+  // place (no new history entry), and the page says what was dropped rather than showing an error. Addresses
+  // are edited by hand before a page loads, so the address the page opened with is the one to tell about.
+  const [notice, setNotice] = useState<string | undefined>(() => {
+    const { dropped } = readReleaseQuery(window.location.search);
+    return dropped.length > 0 ? droppedNotice(dropped) : undefined;
+  });
   const id = useId();
+  useEffect(() => {
+    if (read.dropped.length > 0) navigate(`${routes.releases}${key}`, { replace: true });
+  }, [read, key]);
 
   // Every change of filters or sort is a new history entry: Back undoes it.
-  const show = (next: ReleaseQuery) => navigate(`${routes.releases}${formatReleaseQuery(next)}`);
+  const show = (next: ReleaseQuery) => {
+    setNotice(undefined);
+    navigate(`${routes.releases}${formatReleaseQuery(next)}`);
+  };
 
-  const { shown, loading } = list;
+  const { shown, loading: fetching } = list;
+  const settling = settledKey !== key;
+  const loading = fetching || settling;
   const releases = shown?.releases ?? [];
   const chosenCount = query.vocaloid_banks.length + query.genres.length + query.languages.length;
 
+  // Back to this list: its scroll position and the focus on the release that was opened, once it is drawn.
+  const restoredFor = useRef<ListResult['restored']>(undefined);
+  useLayoutEffect(() => {
+    const restored = shown?.restored;
+    if (!restored || restoredFor.current === restored || loading) return;
+    restoredFor.current = restored;
+    const position = savedScrollPosition(entry);
+    if (position !== undefined) window.scrollTo({ top: position, behavior: 'instant' });
+    if (restored.focusId) document.getElementById(`release-${restored.focusId}`)?.focus({ preventScroll: true });
+  }, [shown, loading, entry]);
+
   let status: string;
-  if (loading) status = 'Loading releases…';
-  else if (shown?.error) status = 'The releases could not be loaded.';
+  if (loading && !shown) status = 'Loading releases…';
+  else if (loading) status = 'Updating the list…';
+  else if (shown?.failure) status = 'The releases could not be loaded.';
   else if (releases.length === 0) status = 'No releases match these filters.';
   else if (shown?.more === 'loading') status = 'Loading more releases…';
   else
     status = `${plural(releases.length, 'release', 'releases')} shown${shown?.nextCursor ? ', more available' : ''}.`;
 
+  const chips = filters.flatMap((filter) => query[filter].map((value) => ({ filter, value })));
+
   return (
-    <div className="releases-page">
+    <div className="releases-page" data-keep-focus={shown?.restored ? true : undefined}>
       <h1 tabIndex={-1}>Releases</h1>
+      {notice && (
+        <div className="notice" role="alert">
+          <p>{notice}</p>
+          <button type="button" className="secondary" onClick={() => setNotice(undefined)}>
+            Dismiss
+          </button>
+        </div>
+      )}
       <div className="releases-layout">
         <aside className="filters" aria-labelledby={`${id}-filters`}>
           <div className="filters-head">
@@ -185,18 +339,22 @@ export function ReleasesPage() {
                 ))}
               </select>
             </div>
-            {facets?.status === 'error' && (
-              <div className="problem" role="alert">
-                <p>The filters could not be loaded: {facets.error}</p>
-                <button type="button" onClick={retryFacets}>
-                  Retry
-                </button>
-              </div>
-            )}
-            {(['vocaloid_banks', 'genres', 'languages'] as const).map((filter) => (
+            {facets?.status === 'error' &&
+              (facets.retryAt ? (
+                <RetryCountdown what="The filters could not be loaded" at={facets.retryAt} onRetry={retryFacets} />
+              ) : (
+                <div className="problem" role="alert">
+                  <p>The filters could not be loaded: {facets.error}</p>
+                  <button type="button" onClick={retryFacets}>
+                    Retry
+                  </button>
+                </div>
+              ))}
+            {filters.map((filter) => (
               <FacetFilter
                 key={filter}
-                {...filterLabels[filter]}
+                label={filterLabels[filter].label}
+                searchLabel={filterLabels[filter].searchLabel}
                 options={facets?.status === 'ready' ? facets.value[filter] : facets ? [] : undefined}
                 chosen={query[filter]}
                 onToggle={(value) => show(toggleValue(query, filter, value))}
@@ -219,16 +377,47 @@ export function ReleasesPage() {
           <h2 id={`${id}-results`} className="visually-hidden">
             Results
           </h2>
+          {chips.length > 0 && (
+            <div className="chips">
+              <ul aria-label="Chosen filters">
+                {chips.map(({ filter, value }) => (
+                  <li key={`${filter}:${value}`}>
+                    <button type="button" className="chip" onClick={() => show(toggleValue(query, filter, value))}>
+                      <span className="chip-kind">{filterLabels[filter].chip}:</span>{' '}
+                      {filter === 'languages' ? describeLanguage(value) : value}
+                      <span className="visually-hidden">, remove</span>
+                      <span aria-hidden="true" className="chip-x">
+                        ×
+                      </span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+              {chips.length > 1 && (
+                <button
+                  type="button"
+                  className="link-button"
+                  onClick={() => show({ ...emptyReleaseQuery, sort: query.sort })}
+                >
+                  Clear all
+                </button>
+              )}
+            </div>
+          )}
           <p role="status" className="results-status">
             {status}
           </p>
-          {shown?.error && !loading ? (
-            <div className="problem" role="alert">
-              <p>{shown.error}</p>
-              <button type="button" onClick={list.retry}>
-                Retry
-              </button>
-            </div>
+          {shown?.failure && !loading ? (
+            shown.failure.retryAt ? (
+              <RetryCountdown what="The releases could not be loaded" at={shown.failure.retryAt} onRetry={list.retry} />
+            ) : (
+              <div className="problem" role="alert">
+                <p>{shown.failure.error}</p>
+                <button type="button" onClick={list.retry}>
+                  Retry
+                </button>
+              </div>
+            )
           ) : (
             <>
               {!loading && releases.length === 0 && hasFilters(query) && (
@@ -242,18 +431,34 @@ export function ReleasesPage() {
                   </button>
                 </p>
               )}
-              <ol className="release-list" data-stale={loading || undefined}>
+              <ol className="release-list" data-stale={(loading && shown !== undefined) || undefined}>
                 {releases.map((release) => (
                   <li key={release.id}>
-                    <ReleaseCard release={release} id={`release-${release.id}`} />
+                    <ReleaseCard
+                      release={release}
+                      id={`release-${release.id}`}
+                      onOpen={() => rememberOpened(entry, release.id)}
+                    />
                   </li>
                 ))}
+                {/* Until the first answer, the space the first page's cards will take: nothing below jumps. */}
+                {!shown &&
+                  Array.from({ length: limits.defaultPageSize }, (_, n) => (
+                    <li key={`placeholder-${n}`} className="release-placeholder" aria-hidden="true" />
+                  ))}
               </ol>
-              {shown?.more === 'error' && (
-                <div className="problem" role="alert">
-                  <p>More releases could not be loaded: {shown.moreError}</p>
-                </div>
-              )}
+              {shown?.more === 'error' &&
+                (shown.moreFailure?.retryAt ? (
+                  <RetryCountdown
+                    what="More releases could not be loaded"
+                    at={shown.moreFailure.retryAt}
+                    onRetry={list.loadMore}
+                  />
+                ) : (
+                  <div className="problem" role="alert">
+                    <p>More releases could not be loaded: {shown.moreFailure?.error}</p>
+                  </div>
+                ))}
               {!loading && shown?.nextCursor && (
                 <button
                   type="button"
