@@ -68,6 +68,13 @@ const EnvironmentSchema = z.object({
   UNKEY_TIMEOUT: duration.refine((ms) => ms >= 100 && ms <= 30_000, 'must be between 100ms and 30s').default('2s'),
   SESSION_IDLE_TTL: duration.default('7d'),
   SESSION_ABSOLUTE_TTL: duration.default('30d'),
+  // scrypt's work factor as log2(N) (SPEC §4: N = 2^17). Lower is for tests only: production refuses it.
+  PASSWORD_HASH_COST: z.coerce
+    .number()
+    .int()
+    .min(10, 'must be from 10 to 20 (log2 of scrypt N)')
+    .max(20, 'must be from 10 to 20 (log2 of scrypt N)')
+    .default(17),
   // Unset: open in development and test, closed in production (SPEC §3.5).
   ALLOW_SIGNUP: booleanFlag.optional(),
   CORS_ORIGINS: z
@@ -122,6 +129,13 @@ const CheckedEnvironmentSchema = EnvironmentSchema.superRefine((env, context) =>
       code: z.ZodIssueCode.custom,
       path: ['METRICS_PORT'],
       message: 'must differ from PORT: metrics are never served on the public port',
+    });
+  }
+  if (env.NODE_ENV === 'production' && env.PASSWORD_HASH_COST < 17) {
+    context.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['PASSWORD_HASH_COST'],
+      message: 'must be at least 17 in production (SPEC §4: scrypt N = 2^17); lower costs are for tests',
     });
   }
   if (env.SMTP_URL !== undefined && env.MAIL_FROM === undefined) {
@@ -183,6 +197,7 @@ function toConfig(env: z.output<typeof EnvironmentSchema>) {
     keyCacheTtlMs: env.KEY_CACHE_TTL,
     unkey: unkeyConfig(env),
     sessions: { idleTtlMs: env.SESSION_IDLE_TTL, absoluteTtlMs: env.SESSION_ABSOLUTE_TTL },
+    passwordHashCost: env.PASSWORD_HASH_COST,
     allowSignup: env.ALLOW_SIGNUP ?? env.NODE_ENV !== 'production',
     corsOrigins: env.CORS_ORIGINS,
     trustProxy: env.TRUST_PROXY,
@@ -217,7 +232,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** A config for tests and tools: defaults, with overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'file::memory:', LOG_LEVEL: 'silent' }), ...overrides };
+  // A cheap password hash: tests sign in by the hundred, and must not depend on how fast this machine is.
+  return {
+    ...loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'file::memory:', LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '10' }),
+    ...overrides,
+  };
 }
 
 export function parseDuration(text: string): number {

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const services = await openServices(config, logger, { sessionSweepIntervalMs });
   await seedOnFirstRun(services, logger);
-  warmUp(logger);
+  warmUp(services, logger);
 
   let shuttingDown = false;
   const parts = await composeServer(services, logger, { isShuttingDown: () => shuttingDown });

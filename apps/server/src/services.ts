@@ -6,7 +6,7 @@ import { createAdmission, type Admit } from './auth/admission.js';
 import { FailedCredentialGuard } from './auth/failed-credentials.js';
 import { PasswordPolicy } from './auth/password-policy.js';
 import { PasswordResets } from './auth/password-resets.js';
-import { prepareDecoyPassword } from './auth/passwords.js';
+import { PasswordHasher } from './auth/passwords.js';
 import { SessionCookie } from './auth/session-cookie.js';
 import { SessionService } from './auth/sessions.js';
 import { CursorCodec } from './catalogue/cursor.js';
@@ -53,6 +53,8 @@ export interface Services {
   keys: KeyManager;
   sessions: SessionService;
   accounts: AccountService;
+  /** scrypt at `PASSWORD_HASH_COST`, with its decoy for unknown emails. */
+  passwords: PasswordHasher;
   /** Password reset by mail; its mail goes out after the request that asked is answered. */
   resets: PasswordResets;
   clock: Clock;
@@ -100,7 +102,9 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       ...(options.usageFlushIntervalMs === undefined ? {} : { usageFlushIntervalMs: options.usageFlushIntervalMs }),
     });
     const sessions = new SessionService(storage.sessions, clock, config.sessions);
+    const passwords = new PasswordHasher(config.passwordHashCost);
     const accounts = new AccountService({
+      passwords,
       accounts: storage.accounts,
       sessions,
       keys,
@@ -110,6 +114,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
     });
     const mailer: Mailer | undefined = config.smtp ? new SmtpMailer(config.smtp) : undefined;
     const resets = new PasswordResets({
+      passwords,
       users: storage.accounts,
       resets: storage.passwordResets,
       accounts,
@@ -131,6 +136,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       keys,
       sessions,
       accounts,
+      passwords,
       resets,
       clock,
       cursorSecret,
@@ -283,8 +289,8 @@ function signInThrottleStores(redis: SharedRedis | undefined): SignInThrottleSto
 }
 
 /** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */
-export function warmUp(logger: Logger): void {
-  prepareDecoyPassword().catch((error: unknown) =>
+export function warmUp(services: Pick<Services, 'passwords'>, logger: Logger): void {
+  services.passwords.prepareDecoy().catch((error: unknown) =>
     logger.warn({ err: error }, 'could not prepare the decoy password hash'),
   );
 }

@@ -39,7 +39,14 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, stdin?: string): 
 export function cliSandbox(): CliSandbox {
   const folder = mkdtempSync(path.join(tmpdir(), 'releases-cli-'));
   const databaseFile = path.join(folder, 'db.sqlite');
-  const env = { ...process.env, DATABASE_URL: `file:${databaseFile}`, NODE_ENV: 'test', LOG_LEVEL: 'warn' };
+  // A cheap password hash (`PASSWORD_HASH_COST`): tests must not depend on how fast the machine is.
+  const env = {
+    ...process.env,
+    DATABASE_URL: `file:${databaseFile}`,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    PASSWORD_HASH_COST: '10',
+  };
   return {
     folder,
     databaseFile,

@@ -41,7 +41,16 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   const url = `http://127.0.0.1:${port}`;
   // The command line docs/deploy.md gives (and `pnpm start` uses): the young generation never shrinks when idle.
   const child = spawn(process.execPath, ['--min-semi-space-size=16', serverMain], {
-    env: { ...process.env, HOST: '127.0.0.1', PUBLIC_URL: url, ...env, PORT: String(port) },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PUBLIC_URL: url,
+      // A cheap password hash where the configuration allows it (not in production): tests sign in often and
+      // must not depend on how fast the machine is.
+      ...(env.NODE_ENV === 'production' ? {} : { PASSWORD_HASH_COST: '10' }),
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

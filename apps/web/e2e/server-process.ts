@@ -45,6 +45,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     env: {
       ...process.env,
       NODE_ENV: 'test',
+      // A cheap password hash: tests must not depend on how fast the machine is.
+      PASSWORD_HASH_COST: '10',
       PORT: String(port),
       HOST: '127.0.0.1',
       PUBLIC_URL: url,

@@ -39,6 +39,8 @@ export async function startLiveServer(env: Record<string, string> = {}): Promise
     ...process.env,
     DATABASE_URL: `file:${path.join(folder, 'db.sqlite')}`,
     NODE_ENV: 'test',
+    // A cheap password hash: tests must not depend on how fast the machine is.
+    PASSWORD_HASH_COST: '10',
     LOG_LEVEL: 'silent',
     PORT: String(port),
     HOST: '127.0.0.1',

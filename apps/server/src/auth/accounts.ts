@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { KeyManager } from '../keys/key-manager.js';
 import type { AccountStore, ApiKeyStore, SessionRecord, UserRecord, UserWithPassword } from '../storage/interface.js';
 import { newId } from '../crypto.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import type { PasswordHasher } from './passwords.js';
 import type { PasswordPolicy } from './password-policy.js';
 import type { SessionService } from './sessions.js';
 
@@ -18,6 +18,7 @@ export function userJson(user: UserRecord): User {
 }
 
 export interface AccountServiceDeps {
+  passwords: PasswordHasher;
   accounts: AccountStore;
   sessions: SessionService;
   /** Revokes a deleted account's keys where they are verified (Unkey, under `KEY_MANAGER=unkey`). */
@@ -56,14 +57,14 @@ export class AccountService {
 
   /** Creates an account without signing it in (the CLI). */
   async createUser(email: string, password: string): Promise<UserRecord | 'email-taken'> {
-    const user = { id: newId('usr'), email, passwordHash: await hashPassword(password), createdAt: this.now() };
+    const user = { id: newId('usr'), email, passwordHash: await this.deps.passwords.hash(password), createdAt: this.now() };
     const result = await this.accounts.createUser(user);
     return result.created ? user : result.reason;
   }
 
   /** Creates an account and its first session, in one transaction. */
   async signup(email: string, password: string, userAgent: string | null): Promise<SignedIn | 'email-taken'> {
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await this.deps.passwords.hash(password);
     const user = { id: newId('usr'), email, passwordHash, createdAt: this.now() };
     const { token, session } = this.sessions.mint(user.id, userAgent);
     const result = await this.accounts.createUser(user, session);
@@ -76,7 +77,7 @@ export class AccountService {
    */
   async login(email: string, password: string, userAgent: string | null): Promise<SignedIn | undefined> {
     const user = await this.accounts.findUserByEmail(email);
-    const good = await verifyPassword(password, user?.passwordHash);
+    const good = await this.deps.passwords.verify(password, user?.passwordHash);
     if (!user || !good) return undefined;
     await this.sessions.sweep(user.id);
     const { token, session } = await this.sessions.start(user.id, userAgent);
@@ -90,7 +91,7 @@ export class AccountService {
 
   /** Whether `password` is the account's (constant time, the same work whatever the answer). */
   checkPassword(user: UserWithPassword, password: string): Promise<boolean> {
-    return verifyPassword(password, user.passwordHash);
+    return this.deps.passwords.verify(password, user.passwordHash);
   }
 
   /**
@@ -98,7 +99,7 @@ export class AccountService {
    * that asked) when given. False when the user is gone.
    */
   async setPassword(userId: string, password: string, keptSessionId?: string): Promise<boolean> {
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await this.deps.passwords.hash(password);
     return this.accounts.setPassword(
       userId,
       passwordHash,

@@ -7,7 +7,7 @@ import { describeMailError, type Mailer } from '../mail/mailer.js';
 import { passwordResetMail } from '../mail/password-reset-mail.js';
 import type { AccountStore, PasswordResetStore, UserRecord } from '../storage/interface.js';
 import type { AccountService } from './accounts.js';
-import { hashPassword } from './passwords.js';
+import type { PasswordHasher } from './passwords.js';
 import type { SessionService } from './sessions.js';
 
 const lifetimeMs = limits.passwordResetLifetimeMinutes * 60_000;
@@ -19,6 +19,7 @@ const lifetimeMs = limits.passwordResetLifetimeMinutes * 60_000;
 const maxPending = 1_000;
 
 export interface PasswordResetDeps {
+  passwords: PasswordHasher;
   users: AccountStore;
   resets: PasswordResetStore;
   accounts: AccountService;
@@ -114,7 +115,7 @@ export class PasswordResets {
     if (!user) return { reset: false, invalid: 'token' };
     const problem = this.deps.accounts.newPasswordProblem(newPassword, user.email);
     if (problem !== undefined) return { reset: false, invalid: 'new_password', problem };
-    const passwordHash = await hashPassword(newPassword);
+    const passwordHash = await this.deps.passwords.hash(newPassword);
     const consumed = await this.deps.resets.consume(tokenHash, now, passwordHash, this.deps.sessions.forget);
     // Used by a concurrent confirmation meanwhile: one of them wins, the other is told the token is spent.
     return consumed === undefined ? { reset: false, invalid: 'token' } : { reset: true, user };

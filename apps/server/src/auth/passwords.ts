@@ -3,10 +3,11 @@ import { serviceUnavailable } from '../problems.js';
 
 /**
  * Password hashing: scrypt from `node:crypto` with SPEC §4's cost (N=2^17, r=8, p=1: about 128 MiB and a few
- * hundred milliseconds per hash). Stored in the PHC string form, `$scrypt$ln=17,r=8,p=1$<salt>$<hash>`, so a
- * later change of cost still verifies the hashes made before it.
+ * hundred milliseconds per hash; `PASSWORD_HASH_COST` lowers N for tests only). Stored in the PHC string form,
+ * `$scrypt$ln=17,r=8,p=1$<salt>$<hash>`, so a later change of cost still verifies the hashes made before it.
  */
-const cost = { logN: 17, r: 8, p: 1 } as const;
+const r = 8;
+const p = 1;
 const saltBytes = 16;
 const hashBytes = 32;
 
@@ -18,6 +19,7 @@ const hashBytes = 32;
 const maxConcurrentHashes = 2;
 const maxWaiting = 64;
 
+/** The hash slots, shared by every hasher of the process (they share its memory and thread pool). */
 let running = 0;
 const waiting: Array<() => void> = [];
 
@@ -54,47 +56,53 @@ function derive(password: string, salt: Buffer, params: { logN: number; r: numbe
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(saltBytes);
-  const hash = await derive(password, salt, cost);
-  return `$scrypt$ln=${cost.logN},r=${cost.r},p=${cost.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
-}
-
 const storedShape = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
-/**
- * A hash of a password nobody knows, made once, so that a login for an unknown email does exactly the work
- * of a wrong password: the response time does not tell which emails have accounts.
- */
-let decoyHash: Promise<string> | undefined;
-function decoy(): Promise<string> {
-  // A failed hash (scrypt out of memory under load) is not kept: the next login makes the decoy again.
-  decoyHash ??= hashPassword(randomBytes(32).toString('base64url')).catch((error: unknown) => {
-    decoyHash = undefined;
-    throw error;
-  });
-  return decoyHash;
-}
+/** Hashes and checks passwords at one cost (log2 of scrypt's N). */
+export class PasswordHasher {
+  /**
+   * A hash of a password nobody knows, made once, so that a login for an unknown email does exactly the work
+   * of a wrong password: the response time does not tell which emails have accounts.
+   */
+  private decoyHash: Promise<string> | undefined;
 
-/**
- * Checks a password against a stored hash in constant time. With no stored hash (unknown email, or an
- * account without a password) the same work is done against a decoy and the answer is false.
- */
-export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
-  const match = storedShape.exec(stored ?? '') ?? storedShape.exec(await decoy());
-  if (!match) return false;
-  const [, logN, r, p, salt, hash] = match as unknown as [string, string, string, string, string, string];
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = await derive(password, Buffer.from(salt, 'base64url'), {
-    logN: Number(logN),
-    r: Number(r),
-    p: Number(p),
-  });
-  const same = actual.length === expected.length && timingSafeEqual(actual, expected);
-  return same && stored !== null && stored !== undefined && storedShape.test(stored);
-}
+  constructor(private readonly logN: number) {}
 
-/** Makes the decoy ahead of the first login, so that login is not slower than the rest. */
-export function prepareDecoyPassword(): Promise<void> {
-  return decoy().then(() => undefined);
+  async hash(password: string): Promise<string> {
+    const salt = randomBytes(saltBytes);
+    const hash = await derive(password, salt, { logN: this.logN, r, p });
+    return `$scrypt$ln=${this.logN},r=${r},p=${p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+  }
+
+  /**
+   * Checks a password against a stored hash in constant time. With no stored hash (unknown email, or an
+   * account without a password) the same work is done against a decoy and the answer is false.
+   */
+  async verify(password: string, stored: string | null | undefined): Promise<boolean> {
+    const match = storedShape.exec(stored ?? '') ?? storedShape.exec(await this.decoy());
+    if (!match) return false;
+    const [, logN, rounds, parallel, salt, hash] = match as unknown as [string, string, string, string, string, string];
+    const expected = Buffer.from(hash, 'base64url');
+    const actual = await derive(password, Buffer.from(salt, 'base64url'), {
+      logN: Number(logN),
+      r: Number(rounds),
+      p: Number(parallel),
+    });
+    const same = actual.length === expected.length && timingSafeEqual(actual, expected);
+    return same && stored !== null && stored !== undefined && storedShape.test(stored);
+  }
+
+  /** Makes the decoy ahead of the first login, so that login is not slower than the rest. */
+  prepareDecoy(): Promise<void> {
+    return this.decoy().then(() => undefined);
+  }
+
+  private decoy(): Promise<string> {
+    // A failed hash (scrypt out of memory under load) is not kept: the next login makes the decoy again.
+    this.decoyHash ??= this.hash(randomBytes(32).toString('base64url')).catch((error: unknown) => {
+      this.decoyHash = undefined;
+      throw error;
+    });
+    return this.decoyHash;
+  }
 }
