@@ -1,4 +1,4 @@
-import { limits, sortOrders, type SortOrder } from '@releases/contract/wire';
+import { limits, releaseFilterParameters, sortOrders, type SortOrder } from '@releases/contract/wire';
 import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { errorMessage, isSignedOutError, retryDelay, type Facets, type Release } from '../api.js';
 import { useApi } from '../api-context.js';
@@ -38,7 +38,8 @@ const filterLabels: Record<ReleaseFilter, { label: string; searchLabel: string; 
   genres: { label: 'Genres', searchLabel: 'Find a genre', chip: 'Genre' },
   languages: { label: 'Languages', searchLabel: 'Find a language', chip: 'Language' },
 };
-const filters = ['vocaloid_banks', 'genres', 'languages'] as const;
+/** The filters, in the contract's order: a filter added there shows up here (and `filterLabels` must name it). */
+const filters = releaseFilterParameters;
 
 /**
  * How long the list waits after a change made here (a box ticked, a letter typed) before asking the server:
