@@ -3,6 +3,8 @@
 //   pnpm bench:profile                      the catalogue `pnpm bench` made (100,000 releases on SQLite)
 //   pnpm bench:profile -- --rows 1000000    another one it made
 //   pnpm bench:profile -- --db postgres     the PostgreSQL one (`pnpm bench -- --db postgres` made it)
+//   pnpm bench:profile -- --distinct        the distinct-URL workload (bench/distinct-urls.mjs): first requests,
+//                                           each URL once a round, so every request reads the database
 //
 // The server runs with V8's sampling profiler (--cpu-prof) and its GC trace (--trace-gc-nvp, whose lines say
 // how much was allocated since the previous collection), under the same closed-loop load as the benchmark: each
@@ -15,6 +17,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { catalogueFolder, postgresCatalogueUrl } from './catalogues.mjs';
+import { collectDistinctUrls, interleave } from './distinct-urls.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -43,7 +46,13 @@ rmSync(profileDir, { recursive: true, force: true });
 mkdirSync(profileDir, { recursive: true });
 
 async function profile(label, paths, credential) {
-  const dir = path.join(profileDir, label.split(' ')[0].toLowerCase());
+  const dir = path.join(
+    profileDir,
+    label
+      .split(' ')[0]
+      .toLowerCase()
+      .replace(/[^a-z]/g, ''),
+  );
   const server = spawn(
     process.execPath,
     [
@@ -192,11 +201,45 @@ const session = async (baseUrl) => {
   });
   return { authorization: `Bearer ${(await response.json()).data.session.token}` };
 };
-const runs = [
-  await profile('anonymous (answered from memory)', mix),
-  await profile('API key (answered from memory)', mix, apiKey),
-  await profile('session (answered from memory)', mix, session),
-];
+/** The distinct URLs, collected on a server of their own (not profiled), then asked for by the profiled one. */
+async function distinctUrls() {
+  const collector = spawn(process.execPath, [path.join(root, 'apps/server/dist/main.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_ANONYMOUS: '1000000000',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/readyz`)).ok) break;
+      } catch {
+        if (i > 300) throw new Error('the server did not start');
+      }
+      await delay(100);
+    }
+    const facets = (await (await fetch(`${base}/api/v1/facets`)).json()).data;
+    return interleave(Object.values(await collectDistinctUrls(base, facets)));
+  } finally {
+    collector.kill('SIGTERM');
+    await new Promise((resolve) => collector.once('exit', resolve));
+  }
+}
+
+const runs = args.includes('--distinct')
+  ? [await profile('distinct URLs, anonymous (first requests)', await distinctUrls())]
+  : [
+      await profile('anonymous (answered from memory)', mix),
+      await profile('API key (answered from memory)', mix, apiKey),
+      await profile('session (answered from memory)', mix, session),
+    ];
 
 for (const run of runs) {
   const total = [...run.cpu.values()].reduce((a, b) => a + b, 0);
