@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nginxBinary, startLoadBalancer, type LoadBalancer } from '../../../bench/load-balancer.mjs';
 import { serverRoot } from '../src/config.js';
@@ -261,6 +262,26 @@ describe.skipIf(missing.length > 0)('several instances behind nginx (PostgreSQL 
     },
     30_000,
   );
+
+  it("passes the instances' compressed answers through nginx as they are", async () => {
+    for (let i = 0; i < 3; i++) {
+      const { headers, bytes } = await new Promise<{ headers: Record<string, unknown>; bytes: Buffer }>(
+        (resolve, reject) => {
+          request(`${publicUrl}/api/v1/release?limit=50`, { headers: { 'accept-encoding': 'br' } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks) }));
+          })
+            .on('error', reject)
+            .end();
+        },
+      );
+      expect(headers['content-encoding']).toBe('br');
+      expect(String(headers.vary)).toMatch(/Accept-Encoding/);
+      const page = JSON.parse(brotliDecompressSync(bytes).toString()) as { data: { releases: unknown[] } };
+      expect(page.data.releases).toHaveLength(50);
+    }
+  });
 
   it('builds Link and problem URIs from PUBLIC_URL, and echoes the balancer request id', async () => {
     const page = await through('/api/v1/release?limit=2');
