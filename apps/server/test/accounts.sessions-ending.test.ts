@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { ActiveSessionListResponseSchema, AuthResponseSchema } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Storage } from '../src/storage/interface.js';
 import { startTestServer, testDatabases, type SignedUp, type TestServer } from './harness.js';
+import { SessionLookups } from './session-lookups.js';
 
 /**
  * Every way of ending sessions (SPEC §3.7) takes effect at once on the instance that answers, for every request
@@ -15,30 +15,14 @@ describe.each(testDatabases())(
   'ending sessions, with requests already waiting on the database ($database)',
   ({ database, run }) => {
     let server: TestServer;
-    /** When set, the next session lookup reads its row, then waits for this before answering. */
-    let holdNextLookup: Promise<void> | undefined;
-    let heldLookupRead: (() => void) | undefined;
+    const lookups = new SessionLookups();
 
     beforeAll(async () => {
       if (!run) return;
       server = await startTestServer({
         database,
         releases: 'none',
-        wrapStorage: (storage) =>
-          Object.assign(Object.create(storage) as Storage, {
-            sessions: Object.assign(Object.create(storage.sessions) as Storage['sessions'], {
-              findByTokenHash: async (tokenHash: string) => {
-                const hold = holdNextLookup;
-                holdNextLookup = undefined;
-                const row = await storage.sessions.findByTokenHash(tokenHash);
-                if (hold) {
-                  heldLookupRead?.();
-                  await hold;
-                }
-                return row;
-              },
-            }),
-          }),
+        wrapStorage: lookups.wrap,
       });
     });
     afterAll(() => server?.close());
@@ -61,9 +45,7 @@ describe.each(testDatabases())(
      */
     async function refusedWhileWaiting(victim: string, end: () => Promise<Response>): Promise<void> {
       // A fresh token: nothing of it is reused from memory, so its request goes to the database.
-      let release!: () => void;
-      holdNextLookup = new Promise<void>((resolve) => (release = resolve));
-      const read = new Promise<void>((resolve) => (heldLookupRead = resolve));
+      const { read, release } = lookups.holdNext();
       const waiting = sessionStatus(victim);
       await read;
       const ended = await end();

@@ -6,6 +6,7 @@ import { openStorage } from '../src/storage/index.js';
 import type { Storage } from '../src/storage/interface.js';
 import { dataVersionCheckMs } from '../src/storage/sqlite.js';
 import { sampleReleases, startTestServer, testDatabases, type TestServer } from './harness.js';
+import { SessionLookups } from './session-lookups.js';
 
 /**
  * Caches must never serve what the database no longer says. "Another writer" here is a second connection
@@ -114,32 +115,14 @@ describe.each(testDatabases())('the page and facet caches ($database)', ({ datab
 describe.each(testDatabases())('sessions found in the database ($database)', ({ database, run }) => {
   let server: TestServer;
   let otherInstance: Storage;
-  let lookups = 0;
-  /** When set, the next session lookup reads its row, then waits for this before answering. */
-  let holdNextLookup: Promise<void> | undefined;
-  let heldLookupRead: (() => void) | undefined;
+  const lookups = new SessionLookups();
 
   beforeAll(async () => {
     if (!run) return;
     server = await startTestServer({
       database,
       releases: 'none',
-      wrapStorage: (storage) =>
-        Object.assign(Object.create(storage) as Storage, {
-          sessions: Object.assign(Object.create(storage.sessions) as Storage['sessions'], {
-            findByTokenHash: async (tokenHash: string) => {
-              lookups++;
-              const hold = holdNextLookup;
-              holdNextLookup = undefined;
-              const row = await storage.sessions.findByTokenHash(tokenHash);
-              if (hold) {
-                heldLookupRead?.();
-                await hold;
-              }
-              return row;
-            },
-          }),
-        }),
+      wrapStorage: lookups.wrap,
     });
     otherInstance = await openStorage(server.services.config.databaseUrl);
   });
@@ -155,9 +138,9 @@ describe.each(testDatabases())('sessions found in the database ($database)', ({ 
 
   it.runIf(run)('are reused for a second, and a sign-out elsewhere is refused here within it', async () => {
     const account = await server.signup();
-    const before = lookups;
+    const before = lookups.count;
     for (let i = 0; i < 5; i++) expect(await sessionStatus(account.token)).toBe(200);
-    expect(lookups).toBe(before + 1);
+    expect(lookups.count).toBe(before + 1);
 
     // Signed out through another instance: its row is gone, and this one stops reusing it within the second.
     const [row] = (await server.rows('sessions')).filter((session) => session.user_id === account.userId);
@@ -173,9 +156,7 @@ describe.each(testDatabases())('sessions found in the database ($database)', ({ 
     'are refused after a sign-out through this instance, also by requests already waiting on the database',
     async () => {
       const account = await server.signup();
-      let release!: () => void;
-      holdNextLookup = new Promise<void>((resolve) => (release = resolve));
-      const read = new Promise<void>((resolve) => (heldLookupRead = resolve));
+      const { read, release } = lookups.holdNext();
       // This request has read the session's row and waits with it while the owner signs out.
       const waiting = sessionStatus(account.token);
       await read;
