@@ -290,7 +290,7 @@ function signInThrottleStores(redis: SharedRedis | undefined): SignInThrottleSto
 
 /** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */
 export function warmUp(services: Pick<Services, 'passwords'>, logger: Logger): void {
-  services.passwords.prepareDecoy().catch((error: unknown) =>
-    logger.warn({ err: error }, 'could not prepare the decoy password hash'),
-  );
+  services.passwords
+    .prepareDecoy()
+    .catch((error: unknown) => logger.warn({ err: error }, 'could not prepare the decoy password hash'));
 }

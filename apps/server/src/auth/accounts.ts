@@ -57,7 +57,12 @@ export class AccountService {
 
   /** Creates an account without signing it in (the CLI). */
   async createUser(email: string, password: string): Promise<UserRecord | 'email-taken'> {
-    const user = { id: newId('usr'), email, passwordHash: await this.deps.passwords.hash(password), createdAt: this.now() };
+    const user = {
+      id: newId('usr'),
+      email,
+      passwordHash: await this.deps.passwords.hash(password),
+      createdAt: this.now(),
+    };
     const result = await this.accounts.createUser(user);
     return result.created ? user : result.reason;
   }
