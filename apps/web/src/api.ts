@@ -14,7 +14,7 @@ import {
   type User,
 } from '@releases/client';
 import { apiPaths } from '@releases/contract/wire';
-import type { ReleaseQuery } from './release-query.js';
+import type { CatalogueQuery, ReleaseQuery } from './release-query.js';
 
 export type { ActiveSession, ApiKey, CreatedApiKey, Credentials, Facets, FacetValue, Release, User };
 
@@ -35,7 +35,11 @@ export interface NewKey {
  * `ApiProvider`), so component tests hand them a fake and nothing else in the app knows about HTTP.
  */
 export interface Api {
-  facets(signal?: AbortSignal): Promise<Facets>;
+  /**
+   * The filter values with their counts, and `total`, the number of releases matching: over the whole
+   * catalogue without a query; with one, each filter's counts over the search and the other filters.
+   */
+  facets(query?: CatalogueQuery, signal?: AbortSignal): Promise<Facets>;
   /** A page of releases; `limit` (1 to 100) when not the API's default page size. */
   releases(
     query: ReleaseQuery,
@@ -84,17 +88,16 @@ export function createApi(origin: string = window.location.origin): Api {
   const read = (signal: AbortSignal | undefined) => ({ maxRetries: 0, ...(signal ? { signal } : {}) });
 
   return {
-    async facets(signal) {
-      return await client.facets.list(read(signal));
+    async facets(query, signal) {
+      return await client.facets.list(query ? catalogueParams(query) : {}, read(signal));
     },
 
     async releases(query, cursor, signal, limit) {
       const page = await client.releases.list(
         {
-          ...(query.vocaloid_banks.length ? { vocaloid_banks: query.vocaloid_banks } : {}),
-          ...(query.genres.length ? { genres: query.genres } : {}),
-          ...(query.languages.length ? { languages: query.languages } : {}),
-          sort: query.sort,
+          ...catalogueParams(query),
+          // The API refuses `relevance` without a search; the page never asks for it, and this never sends it.
+          ...(query.sort === 'relevance' && !query.q ? {} : { sort: query.sort }),
           ...(cursor ? { cursor } : {}),
           ...(limit === undefined ? {} : { limit }),
         },
@@ -172,6 +175,16 @@ export function createApi(origin: string = window.location.origin): Api {
     },
 
     healthUrl: () => `${origin}${apiPaths.health}`,
+  };
+}
+
+/** The filters and search as the SDK takes them: empty ones left out. */
+function catalogueParams(query: CatalogueQuery) {
+  return {
+    ...(query.vocaloid_banks.length ? { vocaloid_banks: query.vocaloid_banks } : {}),
+    ...(query.genres.length ? { genres: query.genres } : {}),
+    ...(query.languages.length ? { languages: query.languages } : {}),
+    ...(query.q ? { q: query.q } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type {
   ActiveSessionList,
   ApiKey,
   ApiKeyList,
+  CatalogueQuery,
   AuthResult,
   ChangePasswordParams,
   CreateApiKeyParams,
@@ -61,8 +62,8 @@ interface Envelope<T> {
 }
 const unwrap = <T>(body: Envelope<T>): T => body.data;
 
-/** Turns list parameters into the wire query, refusing what the server would silently read otherwise. */
-function listQuery(params: ReleaseListParams): NonNullable<RawRequest['query']> {
+/** Turns the filters and `q` into the wire query, refusing what the server would silently read otherwise. */
+function catalogueQuery(params: CatalogueQuery): NonNullable<RawRequest['query']> {
   for (const name of releaseFilterParameters) {
     const values = params[name];
     if (values === undefined) continue;
@@ -76,10 +77,18 @@ function listQuery(params: ReleaseListParams): NonNullable<RawRequest['query']> 
       }
     }
   }
+  if (params.q !== undefined && typeof params.q !== 'string') throw new ReleasesError('q must be a string.');
   return {
     vocaloid_banks: params.vocaloid_banks,
     genres: params.genres,
     languages: params.languages,
+    q: params.q,
+  };
+}
+
+function listQuery(params: ReleaseListParams): NonNullable<RawRequest['query']> {
+  return {
+    ...catalogueQuery(params),
     limit: params.limit,
     sort: params.sort,
     cursor: params.cursor,
@@ -175,10 +184,20 @@ export class FacetsResource {
     this.#request = request;
   }
 
-  /** Voice banks, genres and languages with their release counts (`GET /api/v1/facets`). */
-  readonly list = (options?: RequestOptions): APIPromise<Facets> => {
+  /**
+   * Voice banks, genres and languages with their release counts (`GET /api/v1/facets`). Given the list's
+   * filters and `q`, the counts are in context and `total` is the number of matches.
+   * @example const { genres, total } = await client.facets.list({ vocaloid_banks: ['KAFU'], q: 'melt' });
+   */
+  readonly list = (params: CatalogueQuery = {}, options?: RequestOptions): APIPromise<Facets> => {
     return call(
-      () => this.#request<Envelope<Facets>>({ ...operations['facets.list'], options, validate: 'facets.list' }),
+      () =>
+        this.#request<Envelope<Facets>>({
+          ...operations['facets.list'],
+          query: catalogueQuery(params),
+          options,
+          validate: 'facets.list',
+        }),
       unwrap,
     );
   };

@@ -50,19 +50,36 @@ export interface Release {
  * Parameters of `client.releases.list()`, by their wire names. Filters are OR-ed within one filter and
  * AND-ed across filters, all case-insensitively. `undefined` is the same as leaving a field out.
  */
-export interface ReleaseListParams {
+export interface ReleaseListParams extends CatalogueQuery {
+  /** Page size, 1 to 100. @default 20 */
+  limit?: number | undefined;
+  /**
+   * `-release_date` (newest first), `release_date` (oldest first), or `relevance` (only with `q`: the title
+   * equal to `q`, then starting with it, then holding every term, then the rest, each newest first).
+   * @default 'relevance' with `q`, else '-release_date'
+   */
+  sort?: SortOrder | undefined;
+  /** Start after this cursor (a previous page's `nextCursor`). Iteration sets it for you. */
+  cursor?: string | undefined;
+}
+
+/**
+ * What narrows the catalogue, for `releases.list()` and `facets.list()` alike. Filters are OR-ed within one
+ * filter and AND-ed with the other filters and `q`, all case-insensitively.
+ */
+export interface CatalogueQuery {
   /** Voice bank names; a release matches when it has any of them (case-insensitive). */
   vocaloid_banks?: readonly string[] | undefined;
   /** Genre names; any of them matches (case-insensitive). */
   genres?: readonly string[] | undefined;
   /** BCP 47 language tags; any of them matches (case-insensitive). */
   languages?: readonly string[] | undefined;
-  /** Page size, 1 to 100. @default 20 */
-  limit?: number | undefined;
-  /** `-release_date` (newest first) or `release_date`. @default '-release_date' */
-  sort?: SortOrder | undefined;
-  /** Start after this cursor (a previous page's `nextCursor`). Iteration sets it for you. */
-  cursor?: string | undefined;
+  /**
+   * Search text (1 to 100 characters, at most 8 terms): every term must occur in the title or the artist,
+   * ignoring case, width and diacritics. Latin terms match a word's beginning; Japanese, Chinese and Korean
+   * terms match anywhere. Empty or blank is the same as leaving it out.
+   */
+  q?: string | undefined;
 }
 
 /** One filter value and how many releases have it. */
@@ -73,7 +90,10 @@ export interface FacetValue {
   count: number;
 }
 
-/** The filter values in the catalogue, most common first. */
+/**
+ * The filter values in the catalogue, most common first. Given a query, each filter's counts are over the
+ * releases matching `q` and the other filters, and chosen values are listed even at 0.
+ */
 export interface Facets {
   /** Voice banks and their release counts. */
   vocaloid_banks: FacetValue[];
@@ -81,6 +101,8 @@ export interface Facets {
   genres: FacetValue[];
   /** BCP 47 language tags and their release counts. */
   languages: FacetValue[];
+  /** How many releases match the whole query (the whole catalogue without one). */
+  total: number;
   /** When the server computed the counts (ISO 8601 UTC). */
   generated_at: string;
 }

@@ -74,7 +74,7 @@ describe('per-call options', () => {
     [{ headers: { 'x-bad': 'a\r\nb' } }, /header "x-bad"/],
   ])('refuses %j before any request', async (options, message) => {
     api = await scriptedServer((_request, res) => sendProblem(res, 503, 'service-unavailable'));
-    const error = await new ReleasesClient({ baseUrl: api.baseUrl }).facets.list(options).catch((e: unknown) => e);
+    const error = await new ReleasesClient({ baseUrl: api.baseUrl }).facets.list({}, options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReleasesError);
     expect((error as Error).message).toMatch(message);
     expect(api.requests).toHaveLength(0);

@@ -84,21 +84,21 @@ describe('header merging (issue 8 #4)', () => {
   it('a per-call header replaces a client header of the same name, whatever its case', async () => {
     const server = await facetsServer();
     const client = new ReleasesClient({ baseUrl: server.baseUrl, headers: { 'X-Trace': 'client' } });
-    await client.facets.list({ headers: { 'x-trace': 'call' } });
+    await client.facets.list({}, { headers: { 'x-trace': 'call' } });
     expect(server.requests[0]!.headers['x-trace']).toBe('call');
   });
 
   it('a per-call x-api-key replaces the client key instead of sending two', async () => {
     const server = await facetsServer();
     const client = new ReleasesClient({ baseUrl: server.baseUrl, apiKey: 'rls_client' });
-    await client.facets.list({ headers: { 'X-API-Key': 'rls_call' } });
+    await client.facets.list({}, { headers: { 'X-API-Key': 'rls_call' } });
     expect(server.requests[0]!.headers['x-api-key']).toBe('rls_call');
   });
 
   it('the same name spelled twice in one set: the last wins', async () => {
     const server = await facetsServer();
     const client = new ReleasesClient({ baseUrl: server.baseUrl, headers: { 'x-a': '1', 'X-A': '2' } });
-    await client.facets.list({ headers: { 'X-B': '1', 'x-b': '2' } });
+    await client.facets.list({}, { headers: { 'X-B': '1', 'x-b': '2' } });
     expect(server.requests[0]!.headers['x-a']).toBe('2');
     expect(server.requests[0]!.headers['x-b']).toBe('2');
   });

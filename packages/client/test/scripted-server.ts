@@ -76,5 +76,5 @@ export function sendProblem(
 /** A valid (empty) facets envelope: the cheapest successful GET to script. */
 export const emptyFacets = {
   success: true,
-  data: { vocaloid_banks: [], genres: [], languages: [], generated_at: '2026-11-22T08:00:00.000Z' },
+  data: { vocaloid_banks: [], genres: [], languages: [], total: 0, generated_at: '2026-11-22T08:00:00.000Z' },
 };

@@ -26,6 +26,8 @@ import { ProblemKindSchema, ProblemSchema } from './problem.js';
 import {
   FacetsResponseSchema,
   NoQuerySchema,
+  FacetsQuerySchema,
+  facetsParameterDocs,
   ReleaseIdParamsSchema,
   ReleaseListQuerySchema,
   ReleaseListResponseSchema,
@@ -119,7 +121,7 @@ export const contract = c.router(
         path: apiPaths.releaseList,
         summary: 'List releases',
         description:
-          "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language. Values within one filter are OR-ed, different filters are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too. Any other query parameter is a 400 (`invalid-request`) that names it.",
+          "Releases newest first (or oldest first with `sort=release_date`), filtered by voice bank, genre and language and searched by title and artist (`q`, ranked by `relevance` unless another sort is asked for). Values within one filter are OR-ed, different filters and `q` are AND-ed, all case-insensitively. Pages are keyset-based: pass `data.pagination` back as `cursor` until it is the empty string. The `Link` header carries the next page's URL too. Any other query parameter is a 400 (`invalid-request`) that names it.",
         query: ReleaseListQuerySchema,
         responses: { 200: ReleaseListResponseSchema, 400: problem, 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({
@@ -152,10 +154,15 @@ export const contract = c.router(
         path: apiPaths.facets,
         summary: 'List filter values',
         description:
-          'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on.',
-        query: NoQuerySchema,
+          'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on. Given the list\'s filters and `q`, it counts in context: each filter\'s values over the releases matching `q` and the other two filters (so values within one filter stay OR-able), chosen values listed even at 0, and `total` the releases matching everything.',
+        query: FacetsQuerySchema,
         responses: { 200: FacetsResponseSchema, 400: problem, 401: problem, 403: problem, ...databaseRoute },
-        metadata: metadata({ auth: 'optional', publicRead: true, replayable: true }),
+        metadata: metadata({
+          auth: 'optional',
+          publicRead: true,
+          replayable: true,
+          parameters: facetsParameterDocs,
+        }),
       },
     },
     health: {

@@ -21,6 +21,9 @@ export const limits = {
    * server takes.
    */
   maxFilterParameterLength: maxFilterValues * (maxFilterValueLength + 2),
+  /** Longest search text `q`, in characters once trimmed, and most whitespace-separated terms in it (SPEC §3.6). */
+  maxSearchLength: 100,
+  maxSearchTerms: 8,
   /** Longest cursor the server will try to decode. */
   maxCursorLength: 512,
   /** Largest JSON request body, in bytes. */
@@ -61,9 +64,13 @@ export const limits = {
   signInThrottle: { failures: 10, windowMinutes: 15, turnSeconds: 60 },
 } as const;
 
-export const sortOrders = ['-release_date', 'release_date'] as const;
+/** `relevance` only with `q` (SPEC §3.6), where it is the default. */
+export const sortOrders = ['-release_date', 'release_date', 'relevance'] as const;
 export type SortOrder = (typeof sortOrders)[number];
+/** The sort of a list without `q`. */
 export const defaultSortOrder: SortOrder = '-release_date';
+/** The sort of a list with `q`. */
+export const defaultSearchSortOrder: SortOrder = 'relevance';
 
 export const releaseTypes = ['single', 'album', 'ep', 'compilation'] as const;
 export type ReleaseType = (typeof releaseTypes)[number];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { commaListLengthProblem, commaListProblem, isLanguageTag, splitCommaList } from './comma-list.js';
 import {
+  defaultSearchSortOrder,
   defaultSortOrder,
   limits,
   releaseTypes,
@@ -10,6 +11,7 @@ import {
 } from './limits.js';
 import type { ParameterDoc } from './parameter-docs.js';
 import { isoTimestamp } from './timestamps.js';
+import { searchTextProblem } from './search-text.js';
 import { writtenText } from './written-text-schema.js';
 
 /** `rel_` + URL-safe characters. */
@@ -136,21 +138,38 @@ function singleParameter<T>(fallback: T, read: (text: string) => T | undefined, 
 
 const pageSizeProblem = `must be an integer from 1 to ${limits.maxPageSize}`;
 
+/** `q`: trimmed; present but empty is the same as absent. */
+const searchParameter = queryParameter<string | undefined>((raw) => {
+  if (Array.isArray(raw)) return { problem: 'may be given only once' };
+  const text = raw?.trim();
+  if (!text) return { value: undefined };
+  const problem = searchTextProblem(text);
+  return problem ? { problem } : { value: text };
+}).describe(
+  `Search text, 1 to ${limits.maxSearchLength} characters: a release matches when every term (at most ${limits.maxSearchTerms}, separated by spaces) occurs in its title or artist, ignoring case, width and diacritics. Latin terms match the beginning of a word (\`hoshi\` finds "Hoshiboshi", \`boshi\` does not); Japanese, Chinese and Korean terms match anywhere, from one character. Combines with the filters (AND).`,
+);
+
+/** The filters and `q`: what narrows the catalogue, for the list and the facets alike (SPEC §3.6). */
+const catalogueQueryShape = {
+  vocaloid_banks: commaListParameter(
+    'vocaloid_banks',
+    'Voice bank names, e.g. `Hatsune Miku,GUMI`: case-insensitive exact match; a release matches when it has any of them.',
+  ),
+  genres: commaListParameter(
+    'genres',
+    'Genre names, e.g. `rock,electropop`: case-insensitive exact match; a release matches when it has any of them.',
+  ),
+  languages: commaListParameter(
+    'languages',
+    'BCP 47 language tags, e.g. `ja,en`: case-insensitive; a release matches when it has any of them. A malformed tag is a 400.',
+    (value) => (isLanguageTag(value) ? undefined : `"${value}" is not a BCP 47 language tag`),
+  ),
+  q: searchParameter,
+};
+
 export const ReleaseListQuerySchema = z
   .object({
-    vocaloid_banks: commaListParameter(
-      'vocaloid_banks',
-      'Voice bank names, e.g. `Hatsune Miku,GUMI`: case-insensitive exact match; a release matches when it has any of them.',
-    ),
-    genres: commaListParameter(
-      'genres',
-      'Genre names, e.g. `rock,electropop`: case-insensitive exact match; a release matches when it has any of them.',
-    ),
-    languages: commaListParameter(
-      'languages',
-      'BCP 47 language tags, e.g. `ja,en`: case-insensitive; a release matches when it has any of them. A malformed tag is a 400.',
-      (value) => (isLanguageTag(value) ? undefined : `"${value}" is not a BCP 47 language tag`),
-    ),
+    ...catalogueQueryShape,
     limit: singleParameter<number>(
       limits.defaultPageSize,
       (text) =>
@@ -161,14 +180,27 @@ export const ReleaseListQuerySchema = z
     cursor: singleParameter<string | undefined>(undefined, (text) => text, 'is not a cursor').describe(
       "Opaque cursor from a previous response's `data.pagination`; omit it for the first page.",
     ),
-    sort: singleParameter<SortOrder>(
-      defaultSortOrder,
+    sort: singleParameter<SortOrder | undefined>(
+      undefined,
       (text) => sortOrders.find((order) => order === text),
       `must be one of ${sortOrders.join(', ')}`,
-    ).describe('`-release_date` (newest first, the default) or `release_date`; ties break on `id`.'),
+    ).describe(
+      '`-release_date` (newest first), `release_date` (oldest first) or `relevance` (only with `q`: the title equal to `q`, then starting with it, then holding every term, then the rest, each newest first). The default is `relevance` with `q`, else `-release_date`; ties break on `id`.',
+    ),
   })
-  .strict();
+  .strict()
+  .transform(({ sort, ...query }, ctx) => {
+    if (sort === 'relevance' && query.q === undefined) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['sort'], message: 'relevance needs a search (q)' });
+      return z.NEVER;
+    }
+    return { ...query, sort: sort ?? (query.q === undefined ? defaultSortOrder : defaultSearchSortOrder) };
+  });
 export type ReleaseListQuery = z.output<typeof ReleaseListQuerySchema>;
+
+/** The facets' query: the list's filters and `q`, under the same rules. */
+export const FacetsQuerySchema = z.object(catalogueQueryShape).strict();
+export type FacetsQuery = z.output<typeof FacetsQuerySchema>;
 
 /** One page of releases. */
 export const ReleaseListSchema = z.object({
@@ -200,11 +232,16 @@ export type FacetValue = z.infer<typeof FacetValueSchema>;
 
 const facetValues = z.array(FacetValueSchema).max(limits.maxFacetValues);
 
-/** Every filter value in the catalogue with its number of releases, most common first. */
+/**
+ * Every filter value in the catalogue with its number of releases, most common first. With a query, each
+ * filter's counts are over the releases matching `q` and the other filters (so values within one filter stay
+ * OR-able), and a chosen value is listed even at 0.
+ */
 export const FacetsSchema = z.object({
   vocaloid_banks: facetValues,
   genres: facetValues,
   languages: facetValues,
+  total: z.number().int().min(0).max(maxCount).describe('How many releases match the whole query.'),
   generated_at: isoTimestamp,
 });
 
@@ -222,16 +259,27 @@ const filterParameterDoc = (example: string): ParameterDoc => ({
   example,
 });
 
+/** `q` on the wire: the search text; its rules are in the description. */
+const searchParameterDoc: ParameterDoc = {
+  schema: z.string().max(limits.maxSearchLength),
+  example: 'melt',
+};
+
 /**
  * How the list parameters look on the wire, for the OpenAPI document: the query schema above reads each with a
  * transform (which also takes the repeated form and parses it), and a generator cannot see through that.
  */
-export const releaseListParameterDocs = {
+export const facetsParameterDocs = {
   vocaloid_banks: filterParameterDoc('Hatsune Miku,GUMI'),
   genres: filterParameterDoc('rock,electropop'),
   languages: filterParameterDoc('ja,en'),
+  q: searchParameterDoc,
+} satisfies Record<keyof FacetsQuery, ParameterDoc>;
+
+export const releaseListParameterDocs = {
+  ...facetsParameterDocs,
   limit: { schema: z.number().int().min(1).max(limits.maxPageSize).default(limits.defaultPageSize) },
   // The codec judges a cursor; longer than this it is an `invalid-cursor` unread.
   cursor: { schema: z.string().max(limits.maxCursorLength) },
-  sort: { schema: z.enum(sortOrders).default(defaultSortOrder) },
+  sort: { schema: z.enum(sortOrders) },
 } satisfies Record<keyof ReleaseListQuery, ParameterDoc>;

@@ -9,4 +9,5 @@ export * from './headers.js';
 export * from './limits.js';
 export * from './paths.js';
 export * from './problem-kinds.js';
+export * from './search-text.js';
 export * from './written-text.js';

@@ -7,7 +7,8 @@ import type { FilterKeys } from './filters.js';
 /**
  * Page cursors: opaque to clients, tamper-evident, and bound to the filters and sort they were made with.
  *
- * Wire form: `base64url(JSON [version, fingerprint, release_date, id])` + `.` + `base64url(HMAC-SHA256)[0..16 bytes]`.
+ * Wire form: `base64url(JSON [version, fingerprint, release_date, id, tier?])` + `.` +
+ * `base64url(HMAC-SHA256)[0..16 bytes]`; the tier only under `sort=relevance`.
  * The MAC (keyed by a server secret shared by every instance) catches any change; the fingerprint of the
  * normalized filters and sort tells "altered" apart from "made for another query", so each gets its own message.
  */
@@ -25,17 +26,20 @@ export class CursorDecodeError extends Error {
 
 export interface CursorQuery {
   filters: FilterKeys;
+  /** The search as stored text (`Search.text`), so that spellings search treats alike share cursors. */
+  search: string | undefined;
   sort: SortOrder;
 }
 
 /**
- * A short, stable digest of what a cursor is bound to: the sort and each filter's keys, in the contract's order
- * of filters. Values are already lowercase and distinct.
+ * A short, stable digest of what a cursor is bound to: the sort, each filter's keys in the contract's order of
+ * filters, and the search. Values are already lowercase and distinct.
  */
 function queryFingerprint(query: CursorQuery): string {
   const canonical = JSON.stringify([
     query.sort,
     ...releaseFilterParameters.map((name) => [...query.filters[name]].sort()),
+    ...(query.search === undefined ? [] : [query.search]),
   ]);
   let fingerprint = fingerprints.get(canonical);
   if (fingerprint === undefined) {
@@ -59,7 +63,8 @@ export class CursorCodec {
   }
 
   encode(position: ReleasePosition, query: CursorQuery): string {
-    const json = JSON.stringify([cursorVersion, queryFingerprint(query), position.releaseDate, position.id]);
+    const fields = [cursorVersion, queryFingerprint(query), position.releaseDate, position.id];
+    const json = JSON.stringify(position.tier === undefined ? fields : [...fields, position.tier]);
     const payload = Buffer.from(json).toString('base64url');
     return `${payload}.${this.mac(payload).toString('base64url')}`;
   }
@@ -91,14 +96,16 @@ export class CursorCodec {
     }
     if (
       !Array.isArray(decoded) ||
-      decoded.length !== 4 ||
+      (decoded.length !== 4 && decoded.length !== 5) ||
       decoded[0] !== cursorVersion ||
       typeof decoded[1] !== 'string' ||
       typeof decoded[2] !== 'string' ||
-      typeof decoded[3] !== 'string'
+      typeof decoded[3] !== 'string' ||
+      (decoded.length === 5 && !Number.isInteger(decoded[4]))
     ) {
       throw new CursorDecodeError('malformed');
     }
-    return { fingerprint: decoded[1], position: { releaseDate: decoded[2], id: decoded[3] } };
+    const tier = decoded.length === 5 ? (decoded[4] as number) : undefined;
+    return { fingerprint: decoded[1], position: { tier, releaseDate: decoded[2], id: decoded[3] } };
   }
 }

@@ -2,6 +2,7 @@ import {
   apiPaths,
   type contract,
   limits,
+  defaultSearchSortOrder,
   defaultSortOrder,
   headerNames,
   releaseFilterParameters,
@@ -10,6 +11,7 @@ import {
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
 import { filterKeys } from '../catalogue/filters.js';
+import { parseSearch } from '../catalogue/search-text.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../problems.js';
@@ -26,7 +28,7 @@ export interface ReleaseRouteDeps {
 const cursorMessages = {
   malformed: 'The cursor is not one this service issued. Use data.pagination from a previous response as is.',
   tampered: 'The cursor has been altered. Use data.pagination from a previous response as is.',
-  mismatch: `The cursor belongs to a different query: send the same ${releaseFilterParameters.join(', ')} and sort that produced it, or start again without a cursor.`,
+  mismatch: `The cursor belongs to a different query: send the same ${releaseFilterParameters.join(', ')}, q and sort that produced it, or start again without a cursor.`,
 } as const;
 
 /** The absolute URL of the next page, with the filters as the client sent them (after normalisation). */
@@ -35,8 +37,9 @@ function nextPageUrl(publicUrl: string, query: ReleaseListQuery, cursor: string)
   for (const name of releaseFilterParameters) {
     if (query[name].length > 0) params.set(name, query[name].join(','));
   }
+  if (query.q !== undefined) params.set('q', query.q);
   if (query.limit !== limits.defaultPageSize) params.set('limit', String(query.limit));
-  if (query.sort !== defaultSortOrder) params.set('sort', query.sort);
+  if (query.sort !== (query.q === undefined ? defaultSortOrder : defaultSearchSortOrder)) params.set('sort', query.sort);
   params.set('cursor', cursor);
   return `${publicUrl}${apiPaths.releaseList}?${params.toString()}`;
 }
@@ -51,10 +54,12 @@ export function releaseReads(deps: ReleaseRouteDeps): ReleaseReads {
   return {
     async list(query) {
       const filters = filterKeys(query);
+      const search = query.q === undefined ? undefined : parseSearch(query.q);
+      const bound = { filters, search: search?.text, sort: query.sort };
       let after: ReleasePosition | undefined;
       if (query.cursor !== undefined) {
         try {
-          after = deps.cursors.decode(query.cursor, { filters, sort: query.sort });
+          after = deps.cursors.decode(query.cursor, bound);
         } catch (error) {
           if (error instanceof CursorDecodeError) {
             throw new HttpProblem('invalid-cursor', cursorMessages[error.reason], {
@@ -64,8 +69,8 @@ export function releaseReads(deps: ReleaseRouteDeps): ReleaseReads {
           throw error;
         }
       }
-      const page = await deps.catalogue.listReleases({ filters, sort: query.sort, limit: query.limit, after });
-      const nextCursor = page.next ? deps.cursors.encode(page.next, { filters, sort: query.sort }) : '';
+      const page = await deps.catalogue.listReleases({ filters, search, sort: query.sort, limit: query.limit, after });
+      const nextCursor = page.next ? deps.cursors.encode(page.next, bound) : '';
       const body = generatedNow(
         `{"success":true,"data":{"releases":[${page.releaseJson.join(',')}],` +
           `"pagination":${JSON.stringify(nextCursor)},"generated_at":"`,

@@ -55,6 +55,6 @@ export function replayableRoutes(reads: { release: ReleaseReads; facets: FacetsR
   return [
     replayable(contract.release.list, ({ query }) => reads.release.list(query)),
     replayable(contract.release.get, ({ params }) => reads.release.get(params)),
-    replayable(contract.facets.list, () => reads.facets.list()),
+    replayable(contract.facets.list, ({ query }) => reads.facets.list(query)),
   ];
 }

@@ -1,9 +1,37 @@
-import type { Facets, FacetValue } from '@releases/contract';
-import { perFilter } from '../catalogue/filters.js';
-import type { CatalogueReads, ReleasePage, ReleasePageRequest } from './interface.js';
+import { releaseFilterParameters, type Facets, type FacetValue } from '@releases/contract';
+import { sql, type RawBuilder } from 'kysely';
+import { perFilter, type PerFilter } from '../catalogue/filters.js';
+import type { Search } from '../catalogue/search-text.js';
+import type { CatalogueQuery, CatalogueReads, ReleasePage, ReleasePageRequest } from './interface.js';
 import { guarded, type Backend } from './backend.js';
-import { buildReleasePageQuery, type PageRow, type TagStatistics } from './release-query.js';
-import { tagKinds } from './schema.js';
+import {
+  buildReleasePageQuery,
+  matchingReleases,
+  relevanceTiers,
+  searchKeys,
+  type KeyCounts,
+  type PageRow,
+} from './release-query.js';
+import { searchKinds, tagKinds } from './schema.js';
+
+/** How many releases carry each filter value, per kind: the filters' side of `KeyCounts`. */
+type TagStatistics = ReadonlyMap<number, ReadonlyMap<string, number>>;
+
+/** One value of a facet: its key (as the index holds it), its display spelling and its count. */
+interface FacetEntry {
+  key: string;
+  value: string;
+  count: number;
+}
+
+/** The facets of the whole catalogue, as kept between requests. */
+interface CatalogueFacets {
+  values: PerFilter<FacetEntry[]>;
+  total: number;
+}
+
+const filterKinds: number[] = releaseFilterParameters.map((name) => tagKinds[name]);
+const termKinds = Object.values(searchKinds);
 
 /** How long planner statistics may be reused before they are read again. */
 const statisticsTtlMs = 2_000;
@@ -16,7 +44,7 @@ const statisticsTtlMs = 2_000;
  * generation starts empty.
  */
 export class CatalogueCache {
-  facets: Omit<Facets, 'generated_at'> | undefined;
+  facets: CatalogueFacets | undefined;
   statistics: { stats: TagStatistics; readAt: number } | undefined;
   statisticsLoad: Promise<TagStatistics> | undefined;
   private generation = 0;
@@ -65,7 +93,11 @@ export class KyselyCatalogueReads implements CatalogueReads {
     cache.statisticsLoad ??= (async () => {
       try {
         const rows = await this.backend.read(
-          this.backend.db.selectFrom('facet_values').select(['kind', 'value_key', 'release_count']).compile(),
+          this.backend.db
+            .selectFrom('facet_values')
+            .select(['kind', 'value_key', 'release_count'])
+            .where('kind', 'in', filterKinds)
+            .compile(),
         );
         const stats = new Map<number, Map<string, number>>();
         for (const row of rows) {
@@ -90,15 +122,48 @@ export class KyselyCatalogueReads implements CatalogueReads {
     return guarded(this.backend, () => this.queryPage(request));
   }
 
-  private async queryPage(request: ReleasePageRequest): Promise<ReleasePage> {
+  /**
+   * What planning needs to know of a query's keys: the filters' counts (kept for a while, see
+   * `statisticsTtlMs`) and the search's, read now (a handful of primary-key lookups).
+   */
+  private async keyCounts(search: Search | undefined): Promise<KeyCounts> {
     const stats = await this.tagStatistics();
-    const rows = await this.backend.read<PageRow>(buildReleasePageQuery(request, stats).compile(this.backend.db));
+    const keys = searchKeys(search);
+    const terms = new Map<string, number>();
+    if (keys.length > 0) {
+      const rows = await this.backend.read(
+        this.backend.db
+          .selectFrom('facet_values')
+          .select(['kind', 'value_key', 'release_count'])
+          .where('kind', 'in', termKinds)
+          .where('value_key', 'in', [...new Set(keys.map((k) => k.key))])
+          .compile(),
+      );
+      for (const row of rows) terms.set(`${row.kind}:${row.value_key}`, row.release_count);
+    }
+    return (kind, key) => (filterKinds.includes(kind) ? stats.get(kind)?.get(key) : terms.get(`${kind}:${key}`)) ?? 0;
+  }
+
+  private async queryPage(request: ReleasePageRequest): Promise<ReleasePage> {
+    const counts = await this.keyCounts(request.search);
+    const rows: Array<PageRow & { tier?: number }> = [];
+    if (request.sort === 'relevance' && request.search) {
+      // One query per tier, from the cursor's, until the page (and one more, to know there is a next) is full.
+      for (let tier = request.after?.tier ?? 0; tier < relevanceTiers && rows.length <= request.limit; tier++) {
+        const query = buildReleasePageQuery({ ...request, limit: request.limit - rows.length, tier }, counts);
+        if (!query) break;
+        for (const row of await this.backend.read<PageRow>(query.compile(this.backend.db))) rows.push({ ...row, tier });
+      }
+    } else {
+      const query = buildReleasePageQuery(request, counts);
+      if (query) rows.push(...(await this.backend.read<PageRow>(query.compile(this.backend.db))));
+    }
     const hasMore = rows.length > request.limit;
     const page = hasMore ? rows.slice(0, request.limit) : rows;
     const last = page[page.length - 1];
     return {
       releaseJson: page.map((row) => row.doc),
-      next: hasMore && last ? { releaseDate: last.release_date, id: last.id } : undefined,
+      next: hasMore && last ? { tier: last.tier, releaseDate: last.release_date, id: last.id } : undefined,
     };
   }
 
@@ -111,43 +176,105 @@ export class KyselyCatalogueReads implements CatalogueReads {
     });
   }
 
-  facets(): Promise<Omit<Facets, 'generated_at'>> {
+  facets(query: CatalogueQuery): Promise<Omit<Facets, 'generated_at'>> {
     return guarded(this.backend, async () => {
-      const stamp = this.cache.stamp(this.backend);
-      if (stamp !== undefined && this.cache.facets) return this.cache.facets;
-      const facets = await this.readFacets();
-      if (this.cache.current(stamp)) this.cache.facets = facets;
-      return facets;
+      const whole = await this.catalogueFacets();
+      const narrowed = releaseFilterParameters.some((name) => query.filters[name].length > 0) || query.search;
+      if (!narrowed) return { ...perFilter((name) => whole.values[name].map(facetValue)), total: whole.total };
+      return this.facetsInContext(query, whole);
     });
   }
 
-  private async readFacets(): Promise<Omit<Facets, 'generated_at'>> {
+  /** The facets of the whole catalogue, kept for as long as it stays the same. */
+  private async catalogueFacets(): Promise<CatalogueFacets> {
+    const stamp = this.cache.stamp(this.backend);
+    if (stamp !== undefined && this.cache.facets) return this.cache.facets;
+    const facets = await this.readFacets();
+    if (this.cache.current(stamp)) this.cache.facets = facets;
+    return facets;
+  }
+
+  private async readFacets(): Promise<CatalogueFacets> {
     const rows = await this.backend.read(
       this.backend.db
         .selectFrom('facet_values')
-        .select(['kind', 'display', 'release_count'])
+        .select(['kind', 'value_key', 'display', 'release_count'])
+        .where('kind', 'in', filterKinds)
         .where('release_count', '>', 0)
         .orderBy('release_count', 'desc')
         .orderBy('value_key', 'asc')
         .compile(),
     );
-    return perFilter((name): FacetValue[] =>
+    const values = perFilter((name): FacetEntry[] =>
       rows
         .filter((row) => row.kind === tagKinds[name])
-        .map((row) => ({ value: row.display, count: row.release_count })),
+        .map((row) => ({ key: row.value_key, value: row.display, count: row.release_count })),
     );
+    return { values, total: await this.countAll() };
+  }
+
+  /**
+   * Each filter's counts over the releases matching the search and the other filters, and the total over all
+   * of them (SPEC §3.6). A chosen value is listed even when nothing matches it.
+   */
+  private async facetsInContext(query: CatalogueQuery, whole: CatalogueFacets): Promise<Omit<Facets, 'generated_at'>> {
+    const counts = await this.keyCounts(query.search);
+    const countOver = async (matching: RawBuilder<unknown>, kind: number) => {
+      const rows = await this.backend.read<{ value_key: string; n: number | string }>(
+        sql`select f.value_key, count(*) as n from (${matching}) as m
+          join release_tags f on f.release_id = m.release_id and f.kind = ${kind}
+          group by f.value_key`.compile(this.backend.db),
+      );
+      return new Map(rows.map((row) => [row.value_key, Number(row.n)]));
+    };
+    const values = {} as PerFilter<FacetValue[]>;
+    for (const name of releaseFilterParameters) {
+      const kind = tagKinds[name];
+      const matching = matchingReleases(query, counts, kind);
+      const counted =
+        matching === 'nothing'
+          ? new Map<string, number>()
+          : matching === undefined
+            ? new Map(whole.values[name].map((entry) => [entry.key, entry.count]))
+            : await countOver(matching, kind);
+      const display = new Map(whole.values[name].map((entry) => [entry.key, entry.value]));
+      const listed: FacetEntry[] = [...counted]
+        .filter(([, count]) => count > 0)
+        .map(([key, count]) => ({ key, value: display.get(key) ?? key, count }))
+        .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const key of query.filters[name]) {
+        if (!counted.get(key)) listed.push({ key, value: display.get(key) ?? key, count: 0 });
+      }
+      values[name] = listed.map(facetValue);
+    }
+    const matching = matchingReleases(query, counts);
+    const total =
+      matching === 'nothing'
+        ? 0
+        : matching === undefined
+          ? whole.total
+          : Number(
+              (
+                await this.backend.read<{ n: number | string }>(
+                  sql`select count(*) as n from (${matching}) as m`.compile(this.backend.db),
+                )
+              )[0]?.n ?? 0,
+            );
+    return { ...values, total };
+  }
+
+  private async countAll(): Promise<number> {
+    const rows = await this.backend.read(
+      this.backend.db
+        .selectFrom('releases')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .compile(),
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   countReleases(): Promise<number> {
-    return guarded(this.backend, async () => {
-      const rows = await this.backend.read(
-        this.backend.db
-          .selectFrom('releases')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .compile(),
-      );
-      return Number(rows[0]?.n ?? 0);
-    });
+    return guarded(this.backend, () => this.countAll());
   }
 
   catalogueVersion(): Promise<number> {
@@ -159,3 +286,5 @@ export class KyselyCatalogueReads implements CatalogueReads {
     });
   }
 }
+
+const facetValue = (entry: FacetEntry): FacetValue => ({ value: entry.value, count: entry.count });

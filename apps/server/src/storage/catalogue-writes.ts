@@ -5,6 +5,7 @@ import type { CatalogueCache } from './catalogue-reads.js';
 import type { CatalogueWrites, UpsertResult } from './interface.js';
 import { guarded, type Backend } from './backend.js';
 import { tagKinds, type Database, type ReleaseRow, type TagRow } from './schema.js';
+import { searchIndexRows } from './search-index.js';
 
 /** Ids per `in (...)` list: well under both databases' bound-parameter limits. */
 const idsPerStatement = 200;
@@ -216,6 +217,13 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
         const id = `${tag.kind}:${tag.value_key}`;
         if (!facets.has(id)) facets.set(id, tag);
       }
+      const search = searchIndexRows(release);
+      for (const tag of search.tags) {
+        tags.push(tag);
+        // Counted like the filters' values, for planning; the key is its own display.
+        const id = `${tag.kind}:${tag.value_key}`;
+        if (!facets.has(id)) facets.set(id, { kind: tag.kind, value_key: tag.value_key, display: tag.value_key });
+      }
       return {
         id: release.id,
         title: release.title,
@@ -227,6 +235,8 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
         created_at: createdAt,
         updated_at: updatedAt,
         doc: releaseDocument(release, createdAt, updatedAt),
+        search_title: search.search_title,
+        search_artist: search.search_artist,
       };
     });
     return { releases: releaseRows, tags, facets: [...facets.values()] };
@@ -253,13 +263,21 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
       await trx.updateTable('facet_values').set({ release_count: count }).execute();
       return;
     }
+    const byKind = new Map<number, string[]>();
     for (const key of keys) {
-      await trx
-        .updateTable('facet_values')
-        .set({ release_count: count })
-        .where('kind', '=', key.kind)
-        .where('value_key', '=', key.value_key)
-        .execute();
+      const values = byKind.get(key.kind);
+      if (values) values.push(key.value_key);
+      else byKind.set(key.kind, [key.value_key]);
+    }
+    for (const [kind, values] of byKind) {
+      for (let i = 0; i < values.length; i += idsPerStatement) {
+        await trx
+          .updateTable('facet_values')
+          .set({ release_count: count })
+          .where('kind', '=', kind)
+          .where('value_key', 'in', values.slice(i, i + idsPerStatement))
+          .execute();
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Facets, ParsedReleaseInput, SortOrder } from '@releases/contract';
 import type { FilterKeys } from '../catalogue/filters.js';
+import type { Search } from '../catalogue/search-text.js';
 
 /**
  * What the service keeps, split by reason: each consumer is handed the one small interface it needs
@@ -12,12 +13,19 @@ import type { FilterKeys } from '../catalogue/filters.js';
 
 /** The position just after the last release of a page, in sort order. */
 export interface ReleasePosition {
+  /** Under `sort=relevance`: the tier, 0 (title equals `q`) to 3 (the rest). */
+  tier?: number | undefined;
   releaseDate: string;
   id: string;
 }
 
-export interface ReleasePageRequest {
+/** What narrows the catalogue: the filters, and the search when there is one. */
+export interface CatalogueQuery {
   filters: FilterKeys;
+  search?: Search | undefined;
+}
+
+export interface ReleasePageRequest extends CatalogueQuery {
   sort: SortOrder;
   limit: number;
   after: ReleasePosition | undefined;
@@ -33,7 +41,8 @@ export interface ReleasePage {
 export interface CatalogueReads {
   listReleases(request: ReleasePageRequest): Promise<ReleasePage>;
   getReleaseJson(id: string): Promise<string | undefined>;
-  facets(): Promise<Omit<Facets, 'generated_at'>>;
+  /** The facets (SPEC §3.6): of the whole catalogue, or in the context of a query. */
+  facets(query: CatalogueQuery): Promise<Omit<Facets, 'generated_at'>>;
   countReleases(): Promise<number>;
   /** Bumped by every catalogue write, on every instance. */
   catalogueVersion(): Promise<number>;

@@ -1,4 +1,6 @@
-import type { Kysely, Migration, MigrationProvider, RawBuilder } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider, type RawBuilder } from 'kysely';
+import type { Database } from './schema.js';
+import { searchIndexRows } from './search-index.js';
 
 /**
  * One set of migrations for SQLite and PostgreSQL. Append new ones; never edit one that has shipped.
@@ -107,6 +109,72 @@ function migrations(clustered: RawBuilder<unknown>): Record<string, Migration> {
     },
     '0003_external_key_ids': externalKeyIds(),
     '0004_account_lifecycle': accountLifecycle(),
+    '0005_search': search(),
+  };
+}
+
+/** Releases already stored when search arrived, indexed in batches of this many. */
+const searchBackfillBatch = 1_000;
+
+/**
+ * Search (SPEC §3.6): each release's title and artist as search compares them, an index on the title for the
+ * first relevance tier, and the search keys in `release_tags` (`storage/search-index.ts`), counted in
+ * `facet_values` like the filters' values. A catalogue stored before is indexed here, in id order.
+ */
+function search(): Migration {
+  return {
+    async up(untyped: Kysely<unknown>) {
+      const db = untyped as Kysely<Database>;
+      await db.schema.alterTable('releases').addColumn('search_title', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema.alterTable('releases').addColumn('search_artist', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .createIndex('releases_by_search_title')
+        .on('releases')
+        .columns(['search_title', 'release_date', 'id'])
+        .execute();
+      let after = '';
+      for (;;) {
+        const releases = await db
+          .selectFrom('releases')
+          .select(['id', 'title', 'artist', 'release_date'])
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(searchBackfillBatch)
+          .execute();
+        if (releases.length === 0) break;
+        const keys = new Map<string, { kind: number; value_key: string; display: string; release_count: number }>();
+        for (const release of releases) {
+          const rows = searchIndexRows(release);
+          await db
+            .updateTable('releases')
+            .set({ search_title: rows.search_title, search_artist: rows.search_artist })
+            .where('id', '=', release.id)
+            .execute();
+          for (let i = 0; i < rows.tags.length; i += 100) {
+            await db.insertInto('release_tags').values(rows.tags.slice(i, i + 100)).execute();
+          }
+          for (const tag of rows.tags) {
+            keys.set(`${tag.kind}:${tag.value_key}`, { ...tag, display: tag.value_key, release_count: 0 });
+          }
+        }
+        const values = [...keys.values()].map(({ kind, value_key, display, release_count }) => ({
+          kind,
+          value_key,
+          display,
+          release_count,
+        }));
+        for (let i = 0; i < values.length; i += 100) {
+          await db
+            .insertInto('facet_values')
+            .values(values.slice(i, i + 100))
+            .onConflict((oc) => oc.columns(['kind', 'value_key']).doNothing())
+            .execute();
+        }
+        after = releases[releases.length - 1]!.id;
+      }
+      await sql`update facet_values set release_count = (select count(*) from release_tags t
+        where t.kind = facet_values.kind and t.value_key = facet_values.value_key) where kind >= 4`.execute(db);
+    },
   };
 }
 

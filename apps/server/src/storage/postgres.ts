@@ -238,10 +238,13 @@ class PostgresBackend implements Backend {
   async insertCatalogueRows(trx: Transaction<Database>, releases: ReleaseRow[], tags: TagRow[]): Promise<void> {
     for (let i = 0; i < releases.length; i += rowsPerInsert) {
       const rows = JSON.stringify(releases.slice(i, i + rowsPerInsert));
-      await sql`insert into releases (id, title, artist, release_date, release_type, track_count, cover_url, created_at, updated_at, doc)
-        select id, title, artist, release_date, release_type, track_count, cover_url, created_at, updated_at, doc
+      await sql`insert into releases (id, title, artist, release_date, release_type, track_count, cover_url, created_at, updated_at,
+          doc, search_title, search_artist)
+        select id, title, artist, release_date, release_type, track_count, cover_url, created_at, updated_at, doc,
+          search_title, search_artist
         from json_to_recordset(${rows}::json) as r(id text, title text, artist text, release_date text, release_type text,
-          track_count integer, cover_url text, created_at text, updated_at text, doc text)`.execute(trx);
+          track_count integer, cover_url text, created_at text, updated_at text, doc text, search_title text,
+          search_artist text)`.execute(trx);
     }
     for (let i = 0; i < tags.length; i += rowsPerInsert) {
       const rows = JSON.stringify(tags.slice(i, i + rowsPerInsert));

@@ -13,6 +13,9 @@ interface ReleasesTable {
   updated_at: string;
   /** The release exactly as the API returns it, serialized once at write time. */
   doc: string;
+  /** Title and artist as search compares them (`catalogue/search-text.ts`, `searchableText`). */
+  search_title: string;
+  search_artist: string;
 }
 
 /**
@@ -21,6 +24,14 @@ interface ReleasesTable {
  */
 export const tagKinds = { vocaloid_banks: 1, genres: 2, languages: 3 } as const satisfies PerFilter<number>;
 export type TagKind = (typeof tagKinds)[keyof typeof tagKinds];
+
+/**
+ * Kinds of `release_tags` that index the text of releases for search (`catalogue/search-text.ts`): the keys of
+ * the title's and the artist's words, and of the title's beginning. Their counts sit in `facet_values` beside
+ * the filters' (planning reads them), but they are not facets.
+ */
+export const searchKinds = { titleWord: 4, artistWord: 5, titleStart: 6 } as const;
+export type SearchKind = (typeof searchKinds)[keyof typeof searchKinds];
 
 /**
  * One row per (release, filter value). `release_date` is copied here so that one index range per value is
