@@ -96,8 +96,9 @@ export function createApi(origin: string = window.location.origin): Api {
       const page = await client.releases.list(
         {
           ...catalogueParams(query),
-          // The API refuses `relevance` without a search; the page never asks for it, and this never sends it.
-          ...(query.sort === 'relevance' && !query.q ? {} : { sort: query.sort }),
+          // Relevance is the API's order for a search, so it is left implicit; without a search the API
+          // refuses it, and this never sends it.
+          ...(query.sort === 'relevance' ? {} : { sort: query.sort }),
           ...(cursor ? { cursor } : {}),
           ...(limit === undefined ? {} : { limit }),
         },

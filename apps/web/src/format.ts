@@ -39,8 +39,11 @@ export function languageName(tag: string): string {
   }
 }
 
+const wholeNumber = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+
+/** `1 release`, `1,234 releases`: the count grouped the way the browser's language writes numbers. */
 export function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
+  return `${wholeNumber.format(count)} ${count === 1 ? one : many}`;
 }
 
 const relativeUnits: Array<[Intl.RelativeTimeFormatUnit, number]> = [

@@ -1,4 +1,5 @@
 import type { Release } from './api.js';
+import { BoundedMemory } from './bounded-memory.js';
 
 /**
  * What the releases list showed in each history entry (the pages loaded with "Load more", the release that was
@@ -15,17 +16,10 @@ export interface RememberedList {
   focusId?: string | undefined;
 }
 
-const maxEntries = 20;
-const memory = new Map<string, RememberedList>();
+const memory = new BoundedMemory<RememberedList>({ max: 20 });
 
 export function rememberList(entry: string, list: RememberedList): void {
-  memory.delete(entry);
   memory.set(entry, list);
-  while (memory.size > maxEntries) {
-    const oldest = memory.keys().next().value;
-    if (oldest === undefined) break;
-    memory.delete(oldest);
-  }
 }
 
 export function recallList(entry: string, key: string): RememberedList | undefined {

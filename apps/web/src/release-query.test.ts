@@ -2,11 +2,14 @@ import { limits } from '@releases/contract/wire';
 import { describe, expect, it } from 'vitest';
 import {
   emptyReleaseQuery,
+  formatCatalogueQuery,
   formatReleaseQuery,
   isChosen,
   parseReleaseQuery,
   readReleaseQuery,
+  sortOrdersFor,
   toggleValue,
+  withSearch,
   type ReleaseQuery,
 } from './release-query.js';
 
@@ -21,6 +24,7 @@ describe('release query ⇄ URL', () => {
       vocaloid_banks: ['Hatsune Miku', 'GUMI'],
       genres: ['rock'],
       languages: ['zh-Hans'],
+      q: '',
       sort: 'release_date',
     };
     const search = formatReleaseQuery(query);
@@ -60,6 +64,47 @@ describe('release query ⇄ URL', () => {
   });
 });
 
+describe('the search in the URL', () => {
+  it('round-trips any text, first in the address, and leaves out the sort when it is the search default', () => {
+    for (const q of ['melt', 'Hatsune Miku', '初音 ミク', 'A&B=C+D 50% #1', 'Pokémon', 'ｍｅｌｔ']) {
+      const query: ReleaseQuery = { ...emptyReleaseQuery, genres: ['rock'], q, sort: 'relevance' };
+      const search = formatReleaseQuery(query);
+      expect(search.startsWith(`?q=${encodeURIComponent(q)}&genres=rock`)).toBe(true);
+      expect(search).not.toContain('sort');
+      expect(parseReleaseQuery(search)).toEqual(query);
+    }
+    // A search with another order says so; the facets' key never holds the sort.
+    const byDate: ReleaseQuery = { ...emptyReleaseQuery, q: 'melt', sort: '-release_date' };
+    expect(formatReleaseQuery(byDate)).toBe('?q=melt&sort=-release_date');
+    expect(parseReleaseQuery('?q=melt&sort=-release_date')).toEqual(byDate);
+    expect(formatCatalogueQuery(byDate)).toBe('?q=melt');
+  });
+
+  it('reads a search as the API does: trimmed, blank the same as none, a + as a space', () => {
+    expect(parseReleaseQuery('?q=%20%20melt%20').q).toBe('melt');
+    expect(parseReleaseQuery('?q=world+is+mine').q).toBe('world is mine');
+    expect(parseReleaseQuery('?q=%20%20')).toEqual(emptyReleaseQuery);
+    expect(readReleaseQuery('?q=').dropped).toEqual([]);
+  });
+
+  it('offers relevance only with a search, where it is the default', () => {
+    expect(sortOrdersFor('')).toEqual(['-release_date', 'release_date']);
+    expect(sortOrdersFor('melt')).toContain('relevance');
+    expect(parseReleaseQuery('?q=melt').sort).toBe('relevance');
+    expect(parseReleaseQuery('').sort).toBe('-release_date');
+  });
+
+  it('starts a search ranked by relevance, keeps an order chosen by hand, and drops relevance with the search', () => {
+    const searched = withSearch(emptyReleaseQuery, '  melt ');
+    expect(searched).toEqual({ ...emptyReleaseQuery, q: 'melt', sort: 'relevance' });
+    expect(withSearch(searched, 'melty').sort).toBe('relevance');
+    expect(withSearch(searched, '')).toEqual(emptyReleaseQuery);
+    const oldest: ReleaseQuery = { ...emptyReleaseQuery, sort: 'release_date' };
+    expect(withSearch(oldest, 'melt').sort).toBe('release_date');
+    expect(withSearch({ ...oldest, q: 'melt' }, '').sort).toBe('release_date');
+  });
+});
+
 describe('a hand-edited address', () => {
   it('says what it left out and why, and keeps the rest', () => {
     const { query, dropped } = readReleaseQuery('?languages=ja,xx-bad&genres=rock&sort=sideways&page=2');
@@ -70,5 +115,29 @@ describe('a hand-edited address', () => {
       { parameter: 'page', value: '2', reason: 'is not something the list takes' },
     ]);
     expect(readReleaseQuery('?genres=rock&languages=zh-Hans').dropped).toEqual([]);
+  });
+
+  it('drops a search the API would refuse, saying why, and relevance without a search', () => {
+    const long = 'a'.repeat(limits.maxSearchLength + 1);
+    const tooLong = readReleaseQuery(`?q=${long}&genres=rock&sort=relevance`);
+    expect(tooLong.query).toEqual({ ...emptyReleaseQuery, genres: ['rock'] });
+    expect(tooLong.dropped).toEqual([
+      { parameter: 'q', value: long, reason: `must be at most ${limits.maxSearchLength} characters` },
+      { parameter: 'sort', value: 'relevance', reason: 'is a sort for a search only' },
+    ]);
+
+    const control = readReleaseQuery('?q=mel%1Bt');
+    expect(control.query.q).toBe('');
+    expect(control.dropped[0]?.reason).toMatch(/control characters/);
+
+    const words = Array.from({ length: limits.maxSearchTerms + 1 }, (_, i) => `w${i}`).join('%20');
+    expect(readReleaseQuery(`?q=${words}`).dropped[0]?.reason).toMatch(/at most 8 terms/);
+
+    // Exactly at the limits, it is kept.
+    expect(parseReleaseQuery(`?q=${'a'.repeat(limits.maxSearchLength)}`).q).toHaveLength(limits.maxSearchLength);
+    // Given twice, the first is read (the API would refuse the address) and the second is said to be left out.
+    const twice = readReleaseQuery('?q=melt&q=miku');
+    expect(twice.query.q).toBe('melt');
+    expect(twice.dropped).toEqual([{ parameter: 'q', value: 'miku', reason: 'is a second search (one is read)' }]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Api, ApiKey, Facets, Release } from '../src/api.js';
+import { formatCatalogueQuery, type CatalogueQuery } from '../src/release-query.js';
 
 /** A release as the API returns it, with only what a test cares about spelled out. */
 export function release(n: number, overrides: Partial<Release> = {}): Release {
@@ -20,7 +21,8 @@ export function release(n: number, overrides: Partial<Release> = {}): Release {
   };
 }
 
-const facets: Facets = {
+/** The whole catalogue's facets, as `GET /api/v1/facets` without parameters answers. */
+export const catalogueFacets: Facets = {
   vocaloid_banks: [
     { value: 'Hatsune Miku', count: 42 },
     { value: 'GUMI', count: 17 },
@@ -34,6 +36,7 @@ const facets: Facets = {
     { value: 'ja', count: 50 },
     { value: 'en', count: 5 },
   ],
+  total: 59,
   generated_at: '2024-01-01T00:00:00.000Z',
 };
 
@@ -54,7 +57,7 @@ export function apiKey(n: number, overrides: Partial<ApiKey> = {}): ApiKey {
 export function fakeApi(overrides: Partial<Api> = {}): Api {
   const unexpected = (name: string) => () => Promise.reject(new Error(`unexpected call: ${name}`));
   return {
-    facets: () => Promise.resolve(facets),
+    facets: () => Promise.resolve(catalogueFacets),
     releases: unexpected('releases'),
     release: unexpected('release'),
     session: () => Promise.resolve(null),
@@ -74,4 +77,21 @@ export function fakeApi(overrides: Partial<Api> = {}): Api {
     healthUrl: () => 'http://localhost:3000/api/v1/health',
     ...overrides,
   };
+}
+
+/**
+ * A `facets` that answers from a table keyed by the query's URL form (`''` for the whole catalogue,
+ * `?q=melt&genres=rock` for a query), and records every query it was asked.
+ */
+export function facetsByQuery(answers: Record<string, Partial<Facets>>) {
+  const calls: string[] = [];
+  const facets = (query?: CatalogueQuery) => {
+    const key = query ? formatCatalogueQuery(query) : '';
+    calls.push(key);
+    const answer = answers[key];
+    return answer
+      ? Promise.resolve({ ...catalogueFacets, ...answer })
+      : Promise.reject(new Error(`no facets for ${key || 'the whole catalogue'}`));
+  };
+  return { facets, calls };
 }

@@ -8,8 +8,10 @@ export interface FacetFilterProps {
   label: string;
   /** Label of the search box, in the singular (`Find a voice bank`): it must not contain `label`. */
   searchLabel: string;
-  /** `undefined` while the facets load. */
+  /** `undefined` while the facets load. Counts are in context: over the search and the other filters. */
   options: FacetValue[] | undefined;
+  /** The counts answer an earlier query (the current one's are on their way): shown dimmed. */
+  stale?: boolean;
   chosen: readonly string[];
   onToggle: (value: string) => void;
   /** How a value reads to people (a language tag becomes its name). */
@@ -24,7 +26,15 @@ const searchableFrom = 8;
  * already know how to use it. Each checkbox is named by its value alone (tests and screen-reader users look
  * for `Hatsune Miku`), and its release count is its description.
  */
-export function FacetFilter({ label, searchLabel, options, chosen, onToggle, describe = (v) => v }: FacetFilterProps) {
+export function FacetFilter({
+  label,
+  searchLabel,
+  options,
+  stale = false,
+  chosen,
+  onToggle,
+  describe = (v) => v,
+}: FacetFilterProps) {
   const id = useId();
   const [search, setSearch] = useState('');
   const chosenKeys = new Set(chosen.map((value) => value.toLowerCase()));
@@ -42,7 +52,7 @@ export function FacetFilter({ label, searchLabel, options, chosen, onToggle, des
     <fieldset className="facet" aria-labelledby={`${id}-legend`} aria-describedby={full ? `${id}-full` : undefined}>
       <legend id={`${id}-legend`}>{label}</legend>
       {options === undefined ? (
-        <p className="facet-note">Loading…</p>
+        <p className="facet-note facet-loading">Loading…</p>
       ) : (
         <>
           {all.length >= searchableFrom && (
@@ -68,12 +78,12 @@ export function FacetFilter({ label, searchLabel, options, chosen, onToggle, des
               {all.length === 0 ? 'None in the catalogue.' : `Nothing matches “${search.trim()}”.`}
             </p>
           ) : (
-            <ul className="facet-options">
+            <ul className="facet-options" data-stale={stale || undefined}>
               {shown.map(({ value, count }, index) => {
                 const optionId = `${id}-${index}`;
                 const checked = chosenKeys.has(value.toLowerCase());
                 return (
-                  <li key={value}>
+                  <li key={value} data-none={count === 0 || undefined}>
                     <label className="facet-option">
                       <input
                         type="checkbox"

@@ -1,20 +1,33 @@
-import { limits, releaseFilterParameters, sortOrders, type SortOrder } from '@releases/contract/wire';
+import { limits, releaseFilterParameters, type SortOrder } from '@releases/contract/wire';
 import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { errorMessage, isSignedOutError, retryDelay, type Facets, type Release } from '../api.js';
+import {
+  errorMessage,
+  isSignedOutError,
+  retryDelay,
+  type Api,
+  type Facets,
+  type FacetValue,
+  type Release,
+} from '../api.js';
 import { useApi } from '../api-context.js';
+import { BoundedMemory } from '../bounded-memory.js';
 import { FacetFilter } from '../components/facet-filter.js';
 import { ReleaseCard } from '../components/release-card.js';
 import { RetryCountdown } from '../components/retry-countdown.js';
+import { SearchBox } from '../components/search-box.js';
 import { languageName, plural } from '../format.js';
 import { recallList, rememberList, rememberOpened } from '../list-memory.js';
 import { usePageTitle } from '../page-title.js';
 import {
-  emptyReleaseQuery,
+  formatCatalogueQuery,
   formatReleaseQuery,
   hasFilters,
   parseReleaseQuery,
   readReleaseQuery,
+  sortOrdersFor,
   toggleValue,
+  withoutFilters,
+  withSearch,
   type DroppedPart,
   type ReleaseFilter,
   type ReleaseQuery,
@@ -31,7 +44,11 @@ import {
 import { routes } from '../routes.js';
 import { useOptionalSession } from '../session.js';
 
-const sortLabels: Record<SortOrder, string> = { '-release_date': 'Newest first', release_date: 'Oldest first' };
+const sortLabels: Record<SortOrder, string> = {
+  relevance: 'Relevance',
+  '-release_date': 'Newest first',
+  release_date: 'Oldest first',
+};
 
 const filterLabels: Record<ReleaseFilter, { label: string; searchLabel: string; chip: string }> = {
   vocaloid_banks: { label: 'Voice banks', searchLabel: 'Find a voice bank', chip: 'Voice bank' },
@@ -43,9 +60,10 @@ const filters = releaseFilterParameters;
 
 /**
  * How long the list waits after a change made here (a box ticked, a letter typed) before asking the server:
- * ticking fourteen boxes in a row is one request, not fourteen. Back, Forward and a fresh page ask at once.
+ * ticking fourteen boxes in a row is one request, not fourteen, and typing "melt" is one, not four. Back,
+ * Forward and a fresh page ask at once.
  */
-const inputSettleMs = 350;
+const inputSettleMs = 300;
 
 function describeLanguage(tag: string): string {
   const name = languageName(tag);
@@ -63,26 +81,79 @@ function failure(error: unknown): Failure {
   return { error: errorMessage(error), retryAt: wait === undefined ? undefined : Date.now() + wait };
 }
 
-/** The filters' facets: loaded once per visit, retried after a 429's wait or on request. */
-function useFacets() {
+type FacetsAnswer = ({ status: 'ready'; value: Facets } | ({ status: 'error' } & Failure)) & {
+  key: string;
+  attempt: number;
+};
+
+/**
+ * Facets answers by query (`formatCatalogueQuery`), so Back to a list shows its counts at once and the whole
+ * catalogue's are asked once per few minutes, not on every return to the page. Kept per API (one in the app,
+ * a fresh fake in each test).
+ */
+const facetsMemories = new WeakMap<Api, BoundedMemory<Facets>>();
+function facetsMemory(api: Api): BoundedMemory<Facets> {
+  let memory = facetsMemories.get(api);
+  if (!memory) facetsMemories.set(api, (memory = new BoundedMemory<Facets>({ max: 20, ttlMs: 5 * 60_000 })));
+  return memory;
+}
+
+/**
+ * The facets for a query (by its `formatCatalogueQuery` form; `''` is the whole catalogue, `undefined` asks
+ * nothing), retried after a 429's wait or on request. `answer` is the answer for this query (undefined while it
+ * loads); `latest` the last one that arrived for any query, to show (dimmed) meanwhile.
+ */
+function useFacets(key: string | undefined) {
   const api = useApi();
   const [attempt, setAttempt] = useState(0);
-  const [facets, setFacets] = useState<
-    (({ status: 'ready'; value: Facets } | ({ status: 'error' } & Failure)) & { attempt: number }) | undefined
-  >();
+  const [state, setState] = useState<{ answer?: FacetsAnswer; latest?: Facets }>({});
+  const answers = (answer: FacetsAnswer | undefined) => answer?.key === key && answer?.attempt === attempt;
+  // Asked before (Back to a list): shown at once, without asking again.
+  const remembered = useMemo(
+    () => (key === undefined || answers(state.answer) ? undefined : facetsMemory(api).get(key)),
+    // Looked up once per query; the answer it stands in for is not a reason to look again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [api, key, attempt],
+  );
   useEffect(() => {
+    if (key === undefined || remembered || answers(state.answer)) return;
     const controller = new AbortController();
-    api.facets(controller.signal).then(
-      (value) => setFacets({ status: 'ready', value, attempt }),
+    api.facets(parseReleaseQuery(key), controller.signal).then(
+      (value) => {
+        facetsMemory(api).set(key, value);
+        setState({ answer: { status: 'ready', value, key, attempt }, latest: value });
+      },
       (error: unknown) => {
-        if (!controller.signal.aborted) setFacets({ status: 'error', ...failure(error), attempt });
+        if (controller.signal.aborted) return;
+        setState((s) => ({ ...s, answer: { status: 'error', ...failure(error), key, attempt } }));
       },
     );
     return () => controller.abort();
-  }, [api, attempt]);
-  const current = facets?.attempt === attempt ? facets : undefined;
+    // `state` is read only to skip a query that is already answered.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, key, attempt, remembered]);
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  return { facets: current, retry };
+  const answer: FacetsAnswer | undefined = answers(state.answer)
+    ? state.answer
+    : remembered && key !== undefined
+      ? { status: 'ready', value: remembered, key, attempt }
+      : undefined;
+  return { answer, latest: answer?.status === 'ready' ? answer.value : state.latest, retry };
+}
+
+/**
+ * The values a filter offers: every value of the whole catalogue, in its order (most common first), so a
+ * checkbox never moves or vanishes under the cursor as the query changes, and any the query's answer adds;
+ * each counted in context, 0 when the query's answer leaves it out.
+ */
+function valuesInContext(all: FacetValue[] | undefined, inContext: FacetValue[] | undefined): FacetValue[] | undefined {
+  if (!inContext) return all;
+  const counts = new Map(inContext.map(({ value, count }) => [value.toLowerCase(), count]));
+  const listed = new Set(all?.map(({ value }) => value.toLowerCase()));
+  return [
+    ...(all ?? []).map(({ value }) => ({ value, count: counts.get(value.toLowerCase()) ?? 0 })),
+    ...inContext.filter(({ value }) => !listed.has(value.toLowerCase())),
+  ];
 }
 
 interface ListResult {
@@ -220,8 +291,11 @@ function useReleaseList(key: string, entry: string) {
   };
 }
 
-/** Changes made here reach the list after `inputSettleMs` of quiet; Back, Forward and the first load at once. */
-function useSettledKey(key: string): string {
+/**
+ * Changes made here reach the list after `inputSettleMs` of quiet; Back, Forward and the first load at once,
+ * and `settleNow` (Enter in the search box) too.
+ */
+function useSettledKey(key: string): { settled: string; settleNow: () => void } {
   const [settled, setSettled] = useState(key);
   const byHistory = arrivedByHistory();
   useEffect(() => {
@@ -229,13 +303,23 @@ function useSettledKey(key: string): string {
     const timer = setTimeout(() => setSettled(key), byHistory ? 0 : inputSettleMs);
     return () => clearTimeout(timer);
   }, [key, settled, byHistory]);
-  return byHistory ? key : settled;
+  return { settled: byHistory ? key : settled, settleNow: () => setSettled(key) };
+}
+
+const parameterNames: Record<string, string> = { q: 'Search', sort: 'Sort' };
+
+/** A value from the address as the notice quotes it: control characters shown as such, a long one cut short. */
+function quoted(value: string): string {
+  // eslint-disable-next-line no-control-regex -- the point is to make them visible
+  const visible = value.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu, '\ufffd');
+  const characters = [...visible];
+  return characters.length > 40 ? `${characters.slice(0, 40).join('')}…` : visible;
 }
 
 function droppedNotice(dropped: DroppedPart[]): string {
   const parts = dropped.map(({ parameter, value, reason }) => {
-    const name = filterLabels[parameter as ReleaseFilter]?.label ?? parameter;
-    return value ? `“${value}” (${name}) ${reason}` : `${name} ${reason}`;
+    const name = filterLabels[parameter as ReleaseFilter]?.label ?? parameterNames[parameter] ?? parameter;
+    return value ? `“${quoted(value)}” (${name}) ${reason}` : `${name} ${reason}`;
   });
   return `Part of this address could not be used, so it was left out: ${parts.join('; ')}.`;
 }
@@ -246,10 +330,27 @@ export function ReleasesPage() {
   const read = useMemo(() => readReleaseQuery(search), [search]);
   const query = read.query;
   const key = formatReleaseQuery(query);
-  const settledKey = useSettledKey(key);
+  const { settled: settledKey, settleNow } = useSettledKey(key);
   const entry = historyEntry();
-  const { facets, retry: retryFacets } = useFacets();
   const list = useReleaseList(settledKey, entry);
+  // The whole catalogue's facets give every filter its values; the query's give the counts in context and
+  // the number of matches. Without filters or search they are one and the same request.
+  const contextKey = formatCatalogueQuery(parseReleaseQuery(settledKey));
+  const allFacets = useFacets('');
+  const queryFacets = useFacets(contextKey === '' ? undefined : contextKey);
+  const inContext = contextKey === '' ? allFacets : queryFacets;
+  const currentFacets = inContext.answer?.status === 'ready' ? inContext.answer.value : undefined;
+  // While the query's answer is on its way, the last one (or the whole catalogue's) is shown, dimmed.
+  const shownFacets = currentFacets ?? (contextKey === '' ? undefined : (queryFacets.latest ?? allFacets.latest));
+  const facetsFailure =
+    allFacets.answer?.status === 'error'
+      ? { what: 'The filters could not be loaded', failure: allFacets.answer, retry: allFacets.retry }
+      : inContext.answer?.status === 'error'
+        ? { what: 'The counts could not be loaded', failure: inContext.answer, retry: inContext.retry }
+        : undefined;
+  // Typing a search is one history entry however many letters it takes: the first edit adds an entry, the
+  // next ones replace it, until something else (a filter, Back) happens.
+  const typingIn = useRef<string | undefined>(undefined);
   const [filtersOpen, setFiltersOpen] = useState(false);
   // A hand-edited address with values the API would refuse: they are left out, the address is corrected in
   // place (no new history entry), and the page says what was dropped rather than showing an error. Addresses
@@ -268,11 +369,19 @@ export function ReleasesPage() {
     setNotice(undefined);
     navigate(`${routes.releases}${formatReleaseQuery(next)}`);
   };
+  const searchFor = (text: string) => {
+    const next = withSearch(query, text);
+    if (next.q === query.q && next.sort === query.sort) return;
+    setNotice(undefined);
+    navigate(`${routes.releases}${formatReleaseQuery(next)}`, { replace: typingIn.current === historyEntry() });
+    typingIn.current = historyEntry();
+  };
 
   const { shown, loading: fetching } = list;
   const settling = settledKey !== key;
   const loading = fetching || settling;
   const releases = shown?.releases ?? [];
+  const searching = query.q !== '';
   const chosenCount = query.vocaloid_banks.length + query.genres.length + query.languages.length;
 
   // Back to this list: its scroll position and the focus on the release that was opened, once it is drawn.
@@ -286,20 +395,31 @@ export function ReleasesPage() {
     if (restored.focusId) document.getElementById(`release-${restored.focusId}`)?.focus({ preventScroll: true });
   }, [shown, loading, entry]);
 
+  // The list's own progress; how many releases match is said by the count above it.
   let status: string;
   if (loading && !shown) status = 'Loading releases…';
   else if (loading) status = 'Updating the list…';
   else if (shown?.failure) status = 'The releases could not be loaded.';
-  else if (releases.length === 0) status = 'No releases match these filters.';
+  else if (releases.length === 0) status = '';
   else if (shown?.more === 'loading') status = 'Loading more releases…';
   else
     status = `${plural(releases.length, 'release', 'releases')} shown${shown?.nextCursor ? ', more available' : ''}.`;
+
+  // The number of matches: the facets' total for this query; a whole list (no more pages) counts itself when
+  // the facets are missing; until then the last number, dimmed.
+  const listComplete = !loading && shown !== undefined && !shown.failure && !shown.nextCursor;
+  const total = currentFacets?.total ?? (listComplete ? releases.length : shownFacets?.total);
+  const totalStale = currentFacets === undefined && !listComplete;
+  let countText = '';
+  if (total === 0) countText = 'No releases match';
+  else if (total !== undefined) countText = plural(total, 'release', 'releases');
 
   const chips = filters.flatMap((filter) => query[filter].map((value) => ({ filter, value })));
 
   return (
     <div className="releases-page" data-keep-focus={shown?.restored ? true : undefined}>
       <h1 tabIndex={-1}>Releases</h1>
+      <SearchBox value={query.q} onSearch={searchFor} onSubmit={settleNow} />
       {notice && (
         <div className="notice" role="alert">
           <p>{notice}</p>
@@ -330,23 +450,32 @@ export function ReleasesPage() {
                 id={`${id}-sort`}
                 value={query.sort}
                 onChange={(event) =>
-                  show({ ...query, sort: sortOrders.find((o) => o === event.target.value) ?? query.sort })
+                  show({
+                    ...query,
+                    sort: sortOrdersFor(query.q).find((o) => o === event.target.value) ?? query.sort,
+                  })
                 }
               >
-                {sortOrders.map((order) => (
+                {sortOrdersFor(query.q).map((order) => (
                   <option key={order} value={order}>
                     {sortLabels[order]}
                   </option>
                 ))}
               </select>
             </div>
-            {facets?.status === 'error' &&
-              (facets.retryAt ? (
-                <RetryCountdown what="The filters could not be loaded" at={facets.retryAt} onRetry={retryFacets} />
+            {facetsFailure &&
+              (facetsFailure.failure.retryAt ? (
+                <RetryCountdown
+                  what={facetsFailure.what}
+                  at={facetsFailure.failure.retryAt}
+                  onRetry={facetsFailure.retry}
+                />
               ) : (
                 <div className="problem" role="alert">
-                  <p>The filters could not be loaded: {facets.error}</p>
-                  <button type="button" onClick={retryFacets}>
+                  <p>
+                    {facetsFailure.what}: {facetsFailure.failure.error}
+                  </p>
+                  <button type="button" onClick={facetsFailure.retry}>
                     Retry
                   </button>
                 </div>
@@ -356,18 +485,18 @@ export function ReleasesPage() {
                 key={filter}
                 label={filterLabels[filter].label}
                 searchLabel={filterLabels[filter].searchLabel}
-                options={facets?.status === 'ready' ? facets.value[filter] : facets ? [] : undefined}
+                options={
+                  valuesInContext(allFacets.latest?.[filter], shownFacets?.[filter]) ??
+                  (allFacets.answer?.status === 'error' ? [] : undefined)
+                }
+                stale={shownFacets !== undefined && shownFacets !== currentFacets}
                 chosen={query[filter]}
                 onToggle={(value) => show(toggleValue(query, filter, value))}
                 {...(filter === 'languages' ? { describe: describeLanguage } : {})}
               />
             ))}
             {hasFilters(query) && (
-              <button
-                type="button"
-                className="secondary"
-                onClick={() => show({ ...emptyReleaseQuery, sort: query.sort })}
-              >
+              <button type="button" className="secondary" onClick={() => show(withoutFilters(query))}>
                 Clear filters
               </button>
             )}
@@ -378,6 +507,9 @@ export function ReleasesPage() {
           <h2 id={`${id}-results`} className="visually-hidden">
             Results
           </h2>
+          <p className="results-count" aria-live="polite" aria-atomic="true" data-stale={totalStale || undefined}>
+            {countText}
+          </p>
           {chips.length > 0 && (
             <div className="chips">
               <ul aria-label="Chosen filters">
@@ -395,11 +527,7 @@ export function ReleasesPage() {
                 ))}
               </ul>
               {chips.length > 1 && (
-                <button
-                  type="button"
-                  className="link-button"
-                  onClick={() => show({ ...emptyReleaseQuery, sort: query.sort })}
-                >
+                <button type="button" className="link-button" onClick={() => show(withoutFilters(query))}>
                   Clear all
                 </button>
               )}
@@ -421,15 +549,18 @@ export function ReleasesPage() {
             )
           ) : (
             <>
-              {!loading && releases.length === 0 && hasFilters(query) && (
-                <p>
-                  <button
-                    type="button"
-                    className="secondary"
-                    onClick={() => show({ ...emptyReleaseQuery, sort: query.sort })}
-                  >
-                    Clear filters
-                  </button>
+              {!loading && releases.length === 0 && (hasFilters(query) || searching) && (
+                <p className="empty-actions">
+                  {hasFilters(query) && (
+                    <button type="button" className="secondary" onClick={() => show(withoutFilters(query))}>
+                      Clear filters
+                    </button>
+                  )}
+                  {searching && (
+                    <button type="button" className="secondary" onClick={() => show(withSearch(query, ''))}>
+                      Clear search
+                    </button>
+                  )}
                 </p>
               )}
               <ol className="release-list" data-stale={(loading && shown !== undefined) || undefined}>
