@@ -39,7 +39,7 @@ export const emptyReleaseQuery: ReleaseQuery = {
 };
 
 /** The sort the API uses when none is given: relevance for a search, else newest first. */
-export function defaultSortFor(q: string): SortOrder {
+function defaultSortFor(q: string): SortOrder {
   return q ? defaultSearchSortOrder : defaultSortOrder;
 }
 
