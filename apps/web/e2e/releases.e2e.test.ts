@@ -19,7 +19,8 @@ import { startServer, type ServerProcess } from './server-process.js';
  * Finding releases in Chromium against the built server: the list's requests as the person acts (debounced),
  * the chips, a release's own page and Back to the list as it was (pages, scroll position, focus), Back after
  * "Load more" from outside the app, a bad value in a hand-edited address, and a first paint that does not
- * jump. A second server with a tiny anonymous quota shows the 429 countdown.
+ * jump; a search typed (one request), shared, reloaded and undone with Back, a Japanese one, and a search with
+ * a filter and its counts in context. A second server with a tiny anonymous quota shows the 429 countdown.
  */
 
 let server: ServerProcess;
@@ -77,6 +78,29 @@ async function audit(name: string, prepare?: (page: Page) => Promise<void>): Pro
 }
 
 const releaseListRequests = () => requests.filter((r) => r.startsWith('/api/v1/release?') || r === '/api/v1/release');
+const facetsRequests = () => requests.filter((r) => r.startsWith('/api/v1/facets'));
+
+const searchBox = (target: Page = page) => target.getByRole('searchbox', { name: 'Search' });
+/** The number of matches above the list (an aria-live region). */
+const matchCount = (target: Page = page) => target.locator('.results-count');
+
+/** `208 releases`, `1 release`, `No releases match`: what the page says for a total, in en-US. */
+function countText(total: number): string {
+  if (total === 0) return 'No releases match';
+  return `${total.toLocaleString('en-US')} ${total === 1 ? 'release' : 'releases'}`;
+}
+
+/** The page's checkboxes in a filter group, by name, with the count each shows. */
+async function shownCounts(group: string): Promise<Record<string, number>> {
+  return page.getByRole('group', { name: group }).evaluate((fieldset) => {
+    const counts: Record<string, number> = {};
+    for (const option of fieldset.querySelectorAll('.facet-option')) {
+      const name = option.querySelector('.facet-name')?.textContent ?? '';
+      counts[name] = Number(option.querySelector('.facet-count')?.textContent);
+    }
+    return counts;
+  });
+}
 
 describe('finding releases in Chromium', () => {
   it('paints the first page without moving anything once the answers arrive', async () => {
@@ -224,6 +248,111 @@ describe('finding releases in Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Release not found' }).waitFor();
   });
 
+  it('typing a search is one request; the list narrows, says how many match, and Back, reload and Forward keep it', async () => {
+    const answer = await apiJson<{ releases: Release[] }>('/api/v1/release?q=melt');
+    const facets = await apiJson<Facets>('/api/v1/facets?q=melt');
+    const everything = await apiJson<Facets>('/api/v1/facets');
+    expect(answer.releases.length).toBeGreaterThan(0);
+    expect(facets.total).toBeLessThan(everything.total);
+
+    await page.goto(url('/'));
+    await listSettled();
+    await expect.poll(() => matchCount().textContent()).toBe(countText(everything.total));
+    const [listBefore, facetsBefore] = [releaseListRequests().length, facetsRequests().length];
+
+    await searchBox().pressSequentially('melt', { delay: 60 });
+    await page.waitForFunction(() => location.search === '?q=melt');
+    await listSettled();
+    await expect.poll(() => matchCount().textContent()).toBe(countText(facets.total));
+    // Four letters, one request for the list and one for the counts.
+    const made = releaseListRequests().slice(listBefore);
+    expect(made, made.join('\n')).toHaveLength(1);
+    expect(new URL(url(made[0]!)).searchParams.get('q')).toBe('melt');
+    expect(facetsRequests().slice(facetsBefore)).toEqual(['/api/v1/facets?q=melt']);
+    expect(await articles().getByRole('heading').allTextContents()).toEqual(answer.releases.map((r) => r.title));
+    expect(await page.getByRole('combobox', { name: 'Sort' }).inputValue()).toBe('relevance');
+    await audit('releases, a search');
+
+    // A reload (or the shared address) shows the same search.
+    await page.reload();
+    await listSettled();
+    expect(await searchBox().inputValue()).toBe('melt');
+    expect(await articles().getByRole('heading').allTextContents()).toEqual(answer.releases.map((r) => r.title));
+
+    // Back: before the search, in one step however many letters it took.
+    await page.goBack();
+    await page.waitForURL(url('/'));
+    await listSettled();
+    expect(await searchBox().inputValue()).toBe('');
+    await expect.poll(() => matchCount().textContent()).toBe(countText(everything.total));
+    await page.goForward();
+    await page.waitForURL(url('/?q=melt'));
+    await listSettled();
+    expect(await searchBox().inputValue()).toBe('melt');
+    await expect.poll(() => matchCount().textContent()).toBe(countText(facets.total));
+  });
+
+  it('finds Japanese titles by any part of them, from one character up', async () => {
+    const answer = await apiJson<{ releases: Release[] }>(`/api/v1/release?q=${encodeURIComponent('初音')}`);
+    const facets = await apiJson<Facets>(`/api/v1/facets?q=${encodeURIComponent('初音')}`);
+    expect(answer.releases.length).toBeGreaterThan(0);
+    for (const release of answer.releases) expect(`${release.title} ${release.artist}`).toContain('初音');
+
+    await page.goto(url('/'));
+    await listSettled();
+    await searchBox().fill('初音');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('q') === '初音');
+    await listSettled();
+    await expect.poll(() => matchCount().textContent()).toBe(countText(facets.total));
+    expect(await articles().getByRole('heading').allTextContents()).toEqual(answer.releases.map((r) => r.title));
+    expect(new URL(page.url()).search).toBe(`?q=${encodeURIComponent('初音')}`);
+  });
+
+  it('a search with a filter: counts in context beside each value, the matches, and the chosen value as a chip', async () => {
+    const search = await apiJson<Facets>('/api/v1/facets?q=miku');
+    const genre = search.genres.find((g) => g.count > 0 && g.count < search.total)?.value;
+    expect(genre, 'a genre that narrows the search for miku').toBeDefined();
+    const both = `q=miku&genres=${encodeURIComponent(genre!)}`;
+    const inContext = await apiJson<Facets>(`/api/v1/facets?${both}`);
+    const answer = await apiJson<{ releases: Release[] }>(`/api/v1/release?${both}`);
+    const everything = await apiJson<Facets>('/api/v1/facets');
+
+    await page.goto(url('/?q=miku'));
+    await listSettled();
+    await expect.poll(() => matchCount().textContent()).toBe(countText(search.total));
+    const listBefore = releaseListRequests().length;
+    await page.getByRole('group', { name: 'Genres' }).getByRole('checkbox', { name: genre!, exact: true }).check();
+    await page.waitForFunction((query) => location.search === `?${query}`, both);
+    await listSettled();
+    await expect.poll(() => matchCount().textContent()).toBe(countText(inContext.total));
+    expect(releaseListRequests().slice(listBefore)).toHaveLength(1);
+    expect(await articles().getByRole('heading').allTextContents()).toEqual(answer.releases.map((r) => r.title));
+    expect(await page.getByRole('list', { name: 'Chosen filters' }).getByRole('button').allTextContents()).toEqual([
+      expect.stringContaining(genre!),
+    ]);
+
+    // Every value of the catalogue is still offered, counted over the search and the other filters.
+    await expect
+      .poll(async () => (await shownCounts('Voice banks'))[inContext.vocaloid_banks[0]!.value])
+      .toBe(inContext.vocaloid_banks[0]!.count);
+    const banks = await shownCounts('Voice banks');
+    expect(Object.keys(banks)).toHaveLength(
+      new Set([...everything.vocaloid_banks, ...inContext.vocaloid_banks].map((b) => b.value)).size,
+    );
+    for (const { value } of everything.vocaloid_banks) {
+      expect(banks[value], value).toBe(inContext.vocaloid_banks.find((b) => b.value === value)?.count ?? 0);
+    }
+    // Genres are counted without the genre filter itself (values within one filter are OR-ed).
+    const genres = await shownCounts('Genres');
+    for (const { value, count } of inContext.genres) expect(genres[value], value).toBe(count);
+
+    await audit('releases, a search with a filter', async (narrow) => {
+      await narrow.getByRole('button', { name: /Show filters/ }).click();
+    });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'releases-search-desktop');
+  });
+
   it('ran without a script error', () => {
     expect(pageErrors).toEqual([]);
   });
@@ -264,7 +393,7 @@ afterAll(() => {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   mkdirSync(docsScreenshotsDir, { recursive: true });
   copyFileSync(
-    path.join(resultsDir, 'screenshots', 'releases-filtered-desktop.png'),
+    path.join(resultsDir, 'screenshots', 'releases-search-desktop.png'),
     path.join(docsScreenshotsDir, 'search-results.png'),
   );
   copyFileSync(
