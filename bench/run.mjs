@@ -43,7 +43,7 @@ const idleSeconds = Number(option('idle', 60));
 const distinct = flag('distinct');
 const seed = 42;
 /** Bump when the synthetic generator changes, so kept catalogues are rebuilt. */
-const generatorVersion = 2;
+const generatorVersion = 3;
 if (!['sqlite', 'postgres'].includes(database)) throw new Error('--db takes sqlite or postgres');
 
 function freePort() {

@@ -17,7 +17,7 @@ function countingReads(storage: Storage): Storage {
     ...storage.catalogue,
     listReleases: (request) => (storageReads.pages++, storage.catalogue.listReleases(request)),
     getReleaseJson: (id) => (storageReads.releases++, storage.catalogue.getReleaseJson(id)),
-    facets: () => (storageReads.facets++, storage.catalogue.facets()),
+    facets: (query) => (storageReads.facets++, storage.catalogue.facets(query)),
     cacheStamp: () => storage.catalogue.cacheStamp(),
     countReleases: () => storage.catalogue.countReleases(),
     catalogueVersion: () => storage.catalogue.catalogueVersion(),

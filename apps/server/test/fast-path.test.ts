@@ -58,6 +58,11 @@ describe.each(testDatabases())('the fast path and Express ($database)', ({ datab
     '/api/v1/release/not-an-id',
     '/api/v1/facets',
     '/api/v1/facets?x=1',
+    '/api/v1/facets?q=miku&genres=rock',
+    '/api/v1/facets?q=%00',
+    '/api/v1/release?q=miku&limit=3',
+    '/api/v1/release?q=%E5%88%9D%E9%9F%B3&sort=release_date',
+    '/api/v1/release?sort=relevance',
   ];
   const callers = () => ({
     anonymous: {},

@@ -101,7 +101,10 @@ describe.skipIf(!run)('PostgreSQL: concurrent imports', () => {
 
       const truth = await setup.catalogue.countReleases();
       expect(truth).toBe(71);
-      const facets = await setup.catalogue.facets();
+      const { total, ...facets } = await setup.catalogue.facets({
+        filters: { vocaloid_banks: [], genres: [], languages: [] },
+      });
+      expect(total).toBe(truth);
       for (const [kind, values] of Object.entries(facets)) {
         for (const facet of values) expect(facet, kind).toEqual({ value: facet.value, count: truth });
       }

@@ -3,7 +3,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCatalogue } from '../src/catalogue/synthetic.js';
 import type { ReleasePageRequest } from '../src/storage/interface.js';
-import { buildReleasePageQuery, type TagStatistics } from '../src/storage/release-query.js';
+import { filterKeys } from '../src/catalogue/filters.js';
+import { parseSearch } from '../src/catalogue/search-text.js';
+import {
+  buildReleasePageQuery,
+  facetCountsQuery,
+  matchCountQuery,
+  matchingReleases,
+  type KeyCounts,
+} from '../src/storage/release-query.js';
+import { tagKinds } from '../src/storage/schema.js';
 import type { Database } from '../src/storage/schema.js';
 import { startTestServer, testPostgresUrl, type TestServer } from './harness.js';
 
@@ -31,7 +40,7 @@ describeIf('query plans (PostgreSQL EXPLAIN)', () => {
   let server: TestServer;
   let pool: pg.Pool;
   let db: Kysely<Database>;
-  let stats: TagStatistics;
+  let stats: KeyCounts;
 
   beforeAll(async () => {
     // Enough releases that a sequential scan would be the planner's choice if an index did not serve the query;
@@ -43,14 +52,22 @@ describeIf('query plans (PostgreSQL EXPLAIN)', () => {
     const byKind = new Map<number, Map<string, number>>();
     for (const row of rows)
       (byKind.get(row.kind) ?? byKind.set(row.kind, new Map()).get(row.kind)!).set(row.value_key, row.release_count);
-    stats = byKind;
+    stats = (kind, key) => byKind.get(kind)?.get(key) ?? 0;
   }, 120_000);
   afterAll(async () => {
     await db?.destroy();
     await server?.close();
   });
 
-  async function plan(request: Partial<ReleasePageRequest>): Promise<PlanNode[]> {
+  async function explain(compiled: { sql: string; parameters: readonly unknown[] }): Promise<PlanNode[]> {
+    const { rows } = await pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+      `explain (format json) ${compiled.sql}`,
+      compiled.parameters as unknown[],
+    );
+    return [...walk(rows[0]!['QUERY PLAN'][0]!.Plan)];
+  }
+
+  async function plan(request: Partial<ReleasePageRequest & { tier: number }>): Promise<PlanNode[]> {
     const compiled = buildReleasePageQuery(
       {
         filters: { vocaloid_banks: [], genres: [], languages: [] },
@@ -60,7 +77,7 @@ describeIf('query plans (PostgreSQL EXPLAIN)', () => {
         ...request,
       },
       stats,
-    ).compile(db);
+    )!.compile(db);
     const { rows } = await pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
       `explain (format json) ${compiled.sql}`,
       compiled.parameters as unknown[],
@@ -122,5 +139,64 @@ describeIf('query plans (PostgreSQL EXPLAIN)', () => {
   it('other filters are index probes on each candidate (release_tags_by_release)', async () => {
     const nodes = await plan({ filters: { vocaloid_banks: ['prima'], genres: ['rock'], languages: ['ja'] } });
     expect(indexesUsed(nodes).has('release_tags_by_release'), describePlan(nodes)).toBe(true);
+  });
+
+  describe('search (q)', () => {
+    const searches = [
+      ['a common word', 'love'],
+      ['a rare word', 'telecaster'],
+      ['two words', 'neon circuit'],
+      ['a word and a producer', 'ghost 042'],
+      ['a word longer than the keys', 'electric'],
+    ] as const;
+
+    it.each(searches)('%s reads its own key ranges, never the date index or a whole table', async (_name, q) => {
+      for (const sort of ['-release_date', 'release_date'] as const) {
+        for (const after of [undefined, deep]) {
+          const nodes = await plan({ search: parseSearch(q), sort, after });
+          expect(indexesUsed(nodes).has('release_tags_pk'), describePlan(nodes)).toBe(true);
+          expect(indexesUsed(nodes).has('releases_by_date'), describePlan(nodes)).toBe(false);
+          expectIndexedOnly(nodes, 21 * 2);
+        }
+      }
+    });
+
+    it('relevance: the first tier is a range of the stored title index, the others key ranges', async () => {
+      for (const [, q] of searches) {
+        for (const after of [undefined, { ...deep, tier: 0 }]) {
+          const nodes = await plan({ search: parseSearch(q), sort: 'relevance', tier: 0, after });
+          expect(indexesUsed(nodes).has('releases_by_search_title'), describePlan(nodes)).toBe(true);
+          // Few titles equal a search; the planner may fetch them by bitmap and sort those few.
+          expectIndexedOnly(nodes, 21);
+        }
+        for (const tier of [1, 2, 3]) {
+          for (const after of [undefined, { ...deep, tier }]) {
+            const nodes = await plan({ search: parseSearch(q), sort: 'relevance', tier, after });
+            expect(indexesUsed(nodes).has('release_tags_pk'), `tier ${tier}\n${describePlan(nodes)}`).toBe(true);
+            expectIndexedOnly(nodes, 21 * 2);
+          }
+        }
+      }
+    });
+
+    it('facets in context count over the matches, driven by a key range', async () => {
+      const query = {
+        filters: filterKeys({ vocaloid_banks: ['Hatsune Miku'], genres: ['rock'], languages: [] }),
+        search: parseSearch('love'),
+      };
+      const matching = matchingReleases(query, stats, tagKinds.languages);
+      if (typeof matching !== 'object') throw new Error('expected a query');
+      for (const nodes of [
+        await explain(facetCountsQuery(matching, tagKinds.languages).compile(db)),
+        await explain(matchCountQuery(matching).compile(db)),
+      ]) {
+        expect(indexesUsed(nodes).has('release_tags_pk'), describePlan(nodes)).toBe(true);
+        for (const node of nodes) {
+          if (node['Node Type'] === 'Seq Scan') {
+            expect(node['Relation Name'], describePlan(nodes)).not.toMatch(/^(releases|release_tags)$/);
+          }
+        }
+      }
+    });
   });
 });

@@ -111,9 +111,14 @@ describe('the cursor codec', () => {
       genres: fc.uniqueArray(key, { maxLength: 3 }),
       languages: fc.uniqueArray(key, { maxLength: 2 }),
     }),
-    sort: fc.constantFrom('-release_date' as const, 'release_date' as const),
+    search: fc.option(
+      fc.string({ minLength: 1, maxLength: 40 }).map((q) => ` ${q}`),
+      { nil: undefined },
+    ),
+    sort: fc.constantFrom('-release_date' as const, 'release_date' as const, 'relevance' as const),
   });
   const position = fc.record({
+    tier: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
     releaseDate: fc
       .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
       .map((d) => d.toISOString().slice(0, 10)),

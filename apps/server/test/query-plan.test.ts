@@ -3,14 +3,23 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCatalogue } from '../src/catalogue/synthetic.js';
 import type { ReleasePageRequest } from '../src/storage/interface.js';
-import { buildReleasePageQuery, type TagStatistics } from '../src/storage/release-query.js';
+import { filterKeys } from '../src/catalogue/filters.js';
+import { parseSearch } from '../src/catalogue/search-text.js';
+import {
+  buildReleasePageQuery,
+  facetCountsQuery,
+  matchCountQuery,
+  matchingReleases,
+  type KeyCounts,
+} from '../src/storage/release-query.js';
+import { tagKinds } from '../src/storage/schema.js';
 import type { Database } from '../src/storage/schema.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 let server: TestServer;
 let raw: BetterSqlite3.Database;
 let db: Kysely<Database>;
-let stats: TagStatistics;
+let stats: KeyCounts;
 
 beforeAll(async () => {
   server = await startTestServer({ releases: [...syntheticCatalogue(5_000, 11)] });
@@ -24,14 +33,22 @@ beforeAll(async () => {
   const byKind = new Map<number, Map<string, number>>();
   for (const row of rows)
     (byKind.get(row.kind) ?? byKind.set(row.kind, new Map()).get(row.kind)!).set(row.value_key, row.release_count);
-  stats = byKind;
+  stats = (kind, key) => byKind.get(kind)?.get(key) ?? 0;
 });
 afterAll(async () => {
   raw.close();
   await server.close();
 });
 
-function plan(request: Partial<ReleasePageRequest>): string[] {
+function explain(compiled: { sql: string; parameters: readonly unknown[] }): string[] {
+  return (
+    raw.prepare(`explain query plan ${compiled.sql}`).all(...(compiled.parameters as unknown[])) as Array<{
+      detail: string;
+    }>
+  ).map((row) => row.detail);
+}
+
+function plan(request: Partial<ReleasePageRequest & { tier: number }>): string[] {
   const compiled = buildReleasePageQuery(
     {
       filters: { vocaloid_banks: [], genres: [], languages: [] },
@@ -41,7 +58,7 @@ function plan(request: Partial<ReleasePageRequest>): string[] {
       ...request,
     },
     stats,
-  ).compile(db);
+  )!.compile(db);
   return (
     raw.prepare(`explain query plan ${compiled.sql}`).all(...(compiled.parameters as unknown[])) as Array<{
       detail: string;
@@ -100,9 +117,77 @@ describe('query plans (SQLite EXPLAIN QUERY PLAN)', () => {
         after: undefined,
       },
       stats,
-    ).compile(db);
+    )!.compile(db);
     // The bank (kind 1) is the driver: its value is bound first, in the primary-key range.
     expect(compiled.parameters.slice(0, 2)).toEqual([1, 'prima']);
     expectIndexedOnly(steps);
+  });
+
+  describe('search (q)', () => {
+    const deep = { releaseDate: '2015-01-01', id: 'rel_x' };
+    const searches = [
+      ['a common word', 'love'],
+      ['a rare word', 'telecaster'],
+      ['two words', 'neon circuit'],
+      ['a word and a producer', 'ghost 042'],
+      ['a word longer than the keys', 'electric'],
+    ] as const;
+
+    it.each(searches)('%s reads its own key ranges, never the date index or a whole table', (_name, q) => {
+      for (const sort of ['-release_date', 'release_date'] as const) {
+        for (const after of [undefined, deep]) {
+          const steps = plan({ search: parseSearch(q), sort, after });
+          const text = steps.join('\n');
+          expect(text).toMatch(/SEARCH t USING PRIMARY KEY \(kind=\? AND value_key=\?/);
+          expect(text).not.toMatch(/releases_by_date/);
+          expectIndexedOnly(steps);
+        }
+      }
+    });
+
+    it('other terms and filters are index probes on each candidate', () => {
+      const steps = plan({
+        search: parseSearch('neon circuit'),
+        filters: { vocaloid_banks: ['hatsune miku'], genres: [], languages: [] },
+      });
+      expect(steps.join('\n')).toMatch(
+        /SEARCH o (EXISTS )?USING (COVERING )?INDEX release_tags_by_release \(release_id=\? AND kind=\? AND value_key=\?\)/,
+      );
+      expectIndexedOnly(steps);
+    });
+
+    it('relevance: the first tier is a range of the stored title index, the others key ranges', () => {
+      for (const [, q] of searches) {
+        for (const after of [undefined, { ...deep, tier: 0 }]) {
+          const exact = plan({ search: parseSearch(q), sort: 'relevance', tier: 0, after }).join('\n');
+          expect(exact).toMatch(/SEARCH r USING INDEX releases_by_search_title \(search_title=\?/);
+          expect(exact).not.toMatch(/TEMP B-TREE/);
+        }
+        for (const tier of [1, 2, 3]) {
+          for (const after of [undefined, { ...deep, tier }]) {
+            const steps = plan({ search: parseSearch(q), sort: 'relevance', tier, after });
+            expect(steps.join('\n'), `tier ${tier}`).toMatch(/SEARCH t USING PRIMARY KEY \(kind=\? AND value_key=\?/);
+            expect(steps.join('\n')).not.toMatch(/releases_by_date/);
+            expectIndexedOnly(steps);
+          }
+        }
+      }
+    });
+
+    it('facets in context count over the matches, probing each match by index', () => {
+      const query = {
+        filters: filterKeys({ vocaloid_banks: ['Hatsune Miku'], genres: ['rock'], languages: [] }),
+        search: parseSearch('love'),
+      };
+      const matching = matchingReleases(query, stats, tagKinds.languages);
+      if (typeof matching !== 'object') throw new Error('expected a query');
+      for (const steps of [
+        explain(facetCountsQuery(matching, tagKinds.languages).compile(db)),
+        explain(matchCountQuery(matching).compile(db)),
+      ]) {
+        expect(steps.join('\n')).toMatch(/SEARCH t USING PRIMARY KEY \(kind=\? AND value_key=\?/);
+        expectIndexedOnly(steps);
+      }
+    });
   });
 });

@@ -22,7 +22,7 @@ describe('GET /api/v1/release: invalid parameters are 400 invalid-request naming
     ['limit=1.5', 'limit', 'must be an integer from 1 to 100'],
     ['limit=-3', 'limit', 'must be an integer from 1 to 100'],
     ['limit=5&limit=6', 'limit', 'may be given only once'],
-    ['sort=title', 'sort', 'must be one of -release_date, release_date'],
+    ['sort=title', 'sort', 'must be one of -release_date, release_date, relevance'],
     ['languages=ja,not_a_tag!', 'languages', '"not_a_tag!" is not a BCP 47 language tag'],
     [`genres=${'x'.repeat(65)}`, 'genres', 'values are at most 64 characters; one has 65'],
     [`genres=${Array.from({ length: 21 }, (_, i) => `g${i}`).join(',')}`, 'genres', 'takes at most 20 values; got 21'],

@@ -154,7 +154,7 @@ export const contract = c.router(
         path: apiPaths.facets,
         summary: 'List filter values',
         description:
-          'Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on. Given the list\'s filters and `q`, it counts in context: each filter\'s values over the releases matching `q` and the other two filters (so values within one filter stay OR-able), chosen values listed even at 0, and `total` the releases matching everything.',
+          "Every voice bank, genre and language in the catalogue with its number of releases, most common first: the values `GET /api/v1/release` filters on. Given the list's filters and `q`, it counts in context: each filter's values over the releases matching `q` and the other two filters (so values within one filter stay OR-able), chosen values listed even at 0, and `total` the releases matching everything.",
         query: FacetsQuerySchema,
         responses: { 200: FacetsResponseSchema, 400: problem, 401: problem, 403: problem, ...databaseRoute },
         metadata: metadata({

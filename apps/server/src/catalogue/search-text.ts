@@ -16,8 +16,11 @@
  * databases. Tokens hold only letters and digits, never `%`, `_` or a backslash: they need no escaping.
  */
 
-const cjkCharacter = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u;
 const letterOrDigit = /[\p{L}\p{N}]/u;
+// Script extensions, so that marks shared by the scripts count (`ー`, `々`); punctuation they share (`・`, `「`)
+// is no letter, and separates.
+const cjkScript = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u;
+const isCjkLetter = (character: string) => cjkScript.test(character) && letterOrDigit.test(character);
 const combiningMark = /\p{M}/gu;
 
 export interface SearchToken {
@@ -40,7 +43,7 @@ export function searchTokens(text: string): SearchToken[] {
     current = '';
   };
   for (const character of caseFold(text.normalize('NFKC'))) {
-    if (cjkCharacter.test(character)) {
+    if (isCjkLetter(character)) {
       if (!currentCjk) end();
       currentCjk = true;
       current += character;

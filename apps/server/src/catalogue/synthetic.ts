@@ -133,6 +133,23 @@ const words = [
   'Flower',
   'Telecaster',
 ];
+/** Words of titles written in Japanese (a fifth of titles), so searches in kana and kanji have matches. */
+const japaneseWords = [
+  '初音',
+  '桜',
+  '夜',
+  '歌',
+  'ハッピー',
+  '東京',
+  '恋',
+  '星',
+  'ミク',
+  '世界',
+  '花火',
+  '夢',
+  '雨',
+  'メルト',
+];
 const producers = Array.from({ length: 400 }, (_, i) => `Producer ${String(i + 1).padStart(3, '0')}`);
 const releaseTypes = ['single', 'single', 'single', 'single', 'ep', 'album', 'compilation'] as const;
 
@@ -171,7 +188,10 @@ export function* syntheticCatalogue(count: number, seed = 1): Generator<ParsedRe
   for (let i = 0; i < count; i++) {
     const releaseType = pick(random, releaseTypes);
     const date = new Date(start + Math.floor(random() * span)).toISOString().slice(0, 10);
-    const title = `${pick(random, words)} ${pick(random, words)}${random() < 0.3 ? ` ${pick(random, words)}` : ''}`;
+    const title =
+      random() < 0.2
+        ? `${pick(random, japaneseWords)}の${pick(random, japaneseWords)}`
+        : `${pick(random, words)} ${pick(random, words)}${random() < 0.3 ? ` ${pick(random, words)}` : ''}`;
     const trackCount =
       releaseType === 'single'
         ? 1 + Math.floor(random() * 3)

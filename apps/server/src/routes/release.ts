@@ -39,7 +39,8 @@ function nextPageUrl(publicUrl: string, query: ReleaseListQuery, cursor: string)
   }
   if (query.q !== undefined) params.set('q', query.q);
   if (query.limit !== limits.defaultPageSize) params.set('limit', String(query.limit));
-  if (query.sort !== (query.q === undefined ? defaultSortOrder : defaultSearchSortOrder)) params.set('sort', query.sort);
+  if (query.sort !== (query.q === undefined ? defaultSortOrder : defaultSearchSortOrder))
+    params.set('sort', query.sort);
   params.set('cursor', cursor);
   return `${publicUrl}${apiPaths.releaseList}?${params.toString()}`;
 }

@@ -1,11 +1,13 @@
 import { releaseFilterParameters, type Facets, type FacetValue } from '@releases/contract';
-import { sql, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import { perFilter, type PerFilter } from '../catalogue/filters.js';
 import type { Search } from '../catalogue/search-text.js';
 import type { CatalogueQuery, CatalogueReads, ReleasePage, ReleasePageRequest } from './interface.js';
 import { guarded, type Backend } from './backend.js';
 import {
   buildReleasePageQuery,
+  facetCountsQuery,
+  matchCountQuery,
   matchingReleases,
   relevanceTiers,
   searchKeys,
@@ -220,11 +222,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
   private async facetsInContext(query: CatalogueQuery, whole: CatalogueFacets): Promise<Omit<Facets, 'generated_at'>> {
     const counts = await this.keyCounts(query.search);
     const countOver = async (matching: RawBuilder<unknown>, kind: number) => {
-      const rows = await this.backend.read<{ value_key: string; n: number | string }>(
-        sql`select f.value_key, count(*) as n from (${matching}) as m
-          join release_tags f on f.release_id = m.release_id and f.kind = ${kind}
-          group by f.value_key`.compile(this.backend.db),
-      );
+      const rows = await this.backend.read(facetCountsQuery(matching, kind).compile(this.backend.db));
       return new Map(rows.map((row) => [row.value_key, Number(row.n)]));
     };
     const values = {} as PerFilter<FacetValue[]>;
@@ -253,13 +251,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
         ? 0
         : matching === undefined
           ? whole.total
-          : Number(
-              (
-                await this.backend.read<{ n: number | string }>(
-                  sql`select count(*) as n from (${matching}) as m`.compile(this.backend.db),
-                )
-              )[0]?.n ?? 0,
-            );
+          : Number((await this.backend.read(matchCountQuery(matching).compile(this.backend.db)))[0]?.n ?? 0);
     return { ...values, total };
   }
 

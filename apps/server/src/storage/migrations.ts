@@ -125,8 +125,14 @@ function search(): Migration {
   return {
     async up(untyped: Kysely<unknown>) {
       const db = untyped as Kysely<Database>;
-      await db.schema.alterTable('releases').addColumn('search_title', 'text', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('releases').addColumn('search_artist', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('releases')
+        .addColumn('search_title', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('releases')
+        .addColumn('search_artist', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       await db.schema
         .createIndex('releases_by_search_title')
         .on('releases')
@@ -151,7 +157,10 @@ function search(): Migration {
             .where('id', '=', release.id)
             .execute();
           for (let i = 0; i < rows.tags.length; i += 100) {
-            await db.insertInto('release_tags').values(rows.tags.slice(i, i + 100)).execute();
+            await db
+              .insertInto('release_tags')
+              .values(rows.tags.slice(i, i + 100))
+              .execute();
           }
           for (const tag of rows.tags) {
             keys.set(`${tag.kind}:${tag.value_key}`, { ...tag, display: tag.value_key, release_count: 0 });

@@ -25,7 +25,8 @@ interface Condition {
 
 /**
  * A set of releases as the index finds it: every condition met, then every check (an exact predicate on the
- * release row `r`, for what the index keys only narrow down: long words, longer CJK terms, the tiers).
+ * release's stored fields, `field`, for what the index keys only narrow down: long words, longer CJK terms, the
+ * tiers).
  */
 interface Plan {
   conditions: Condition[];
@@ -44,8 +45,15 @@ function filterConditions(filters: FilterKeys, counts: KeyCounts, except?: numbe
     .map((name) => condition([tagKinds[name]], filters[name], counts));
 }
 
-/** `field` holds the term: a Latin word beginning with it, or a CJK run containing it. */
-const holds = (field: 'search_title' | 'search_artist', pattern: string) => sql`r.${sql.ref(field)} like ${pattern}`;
+/**
+ * A stored field of the candidate `t`'s release, read by primary key: a scalar subquery, which both planners run
+ * once per candidate. (Written as a join, PostgreSQL may hash-join it against the whole table.)
+ */
+const field = (name: 'search_title' | 'search_artist') =>
+  sql`(select r.${sql.ref(name)} from releases r where r.id = t.release_id)`;
+
+/** `name` holds the term: a Latin word beginning with it, or a CJK run containing it. */
+const holds = (name: 'search_title' | 'search_artist', pattern: string) => sql`${field(name)} like ${pattern}`;
 
 /** Every term of the search, in the title or the artist (the list's matches, SPEC §3.6). */
 function searchPlan(search: Search, counts: KeyCounts): Plan {
@@ -70,7 +78,7 @@ function titleStartPlan(search: Search, counts: KeyCounts): Plan {
   const key = [...start].slice(0, indexedPrefixLength).join('');
   return {
     conditions: [condition([searchKinds.titleStart], [key], counts)],
-    checks: [...start].length > indexedPrefixLength ? [sql`r.search_title like ${`${search.text}%`}`] : [],
+    checks: [...start].length > indexedPrefixLength ? [sql`${field('search_title')} like ${`${search.text}%`}`] : [],
   };
 }
 
@@ -89,11 +97,11 @@ function allInTitle(search: Search): RawBuilder<unknown> {
  * - 3: the rest: some term is only in the artist, so the artist holds one of them: those keys, OR-ed.
  */
 function tierPlan(tier: number, search: Search, counts: KeyCounts): Plan | undefined {
-  const startsWithSearch = sql`r.search_title like ${`${search.text}%`}`;
+  const startsWithSearch = sql`${field('search_title')} like ${`${search.text}%`}`;
   switch (tier) {
     case 1: {
       const plan = titleStartPlan(search, counts);
-      return { conditions: plan.conditions, checks: [...plan.checks, sql`r.search_title <> ${search.text}`] };
+      return { conditions: plan.conditions, checks: [...plan.checks, sql`${field('search_title')} <> ${search.text}`] };
     }
     case 2: {
       const plan: Plan = { conditions: [], checks: [sql`not (${startsWithSearch})`] };
@@ -136,7 +144,7 @@ interface Scan {
  *
  * Driven by the most selective condition: each of its keys is one range of the `release_tags` primary key,
  * already in page order, read with its own LIMIT; the other conditions are index probes
- * (`release_tags_by_release`) on each candidate, the checks a look at its row. The union of at most
+ * (`release_tags_by_release`) on each candidate, the checks a look at its row by primary key. The union of at most
  * `fetch × keys` candidates is sorted and cut. A selective condition touches only its own few rows, and a broad
  * one stops after a page instead of materialising every match. No OFFSET anywhere. The row-value comparison
  * `(date, id) < (?, ?)` is a single index range in both SQLite and PostgreSQL.
@@ -148,7 +156,6 @@ function scanCandidates(plan: Plan, scan: Scan): RawBuilder<unknown> {
     Condition,
     ...Condition[],
   ];
-  const row = plan.checks.length > 0 ? sql`join releases r on r.id = t.release_id` : sql``;
   const where = [
     ...(scan.after
       ? [sql`(t.release_date, t.release_id) ${comparison} (${scan.after.releaseDate}, ${scan.after.id})`]
@@ -160,7 +167,7 @@ function scanCandidates(plan: Plan, scan: Scan): RawBuilder<unknown> {
   for (const kind of driver.kinds) {
     for (const key of driver.keys) {
       branches.push(sql`select release_id, release_date from (
-        select t.release_id, t.release_date from release_tags t ${row}
+        select t.release_id, t.release_date from release_tags t
         where t.kind = ${kind} and t.value_key = ${key}${sql.join(where, sql``)}
         order by t.release_date ${direction}, t.release_id ${direction} limit ${scan.fetch}
       ) as ${sql.raw(`b${branches.length}`)}`);
@@ -251,12 +258,30 @@ export function matchingReleases(
     Condition,
     ...Condition[],
   ];
-  const row = plan.checks.length > 0 ? sql`join releases r on r.id = t.release_id` : sql``;
-  const kinds = driver.kinds.length === 1 ? sql`t.kind = ${driver.kinds[0]}` : sql`t.kind in (${sql.join(driver.kinds)})`;
+  const kinds =
+    driver.kinds.length === 1 ? sql`t.kind = ${driver.kinds[0]}` : sql`t.kind in (${sql.join(driver.kinds)})`;
   const keys =
     driver.keys.length === 1 ? sql`t.value_key = ${driver.keys[0]}` : sql`t.value_key in (${sql.join(driver.keys)})`;
   const where = [...others.map((c) => has(c, sql`t.release_id`)), ...plan.checks].map((p) => sql` and ${p}`);
-  return sql`select distinct t.release_id from release_tags t ${row} where ${kinds} and ${keys}${sql.join(where, sql``)}`;
+  return sql`select distinct t.release_id from release_tags t where ${kinds} and ${keys}${sql.join(where, sql``)}`;
+}
+
+/** Each value of the filter `kind` with its number of releases among `matching` (the facets in context). */
+export function facetCountsQuery(matching: RawBuilder<unknown>, kind: number): RawBuilder<FacetCountRow> {
+  return sql<FacetCountRow>`select f.value_key, count(*) as n from (${matching}) as m
+    join release_tags f on f.release_id = m.release_id and f.kind = ${kind}
+    group by f.value_key`;
+}
+
+/** How many releases `matching` holds. */
+export function matchCountQuery(matching: RawBuilder<unknown>): RawBuilder<{ n: number | string }> {
+  return sql<{ n: number | string }>`select count(*) as n from (${matching}) as m`;
+}
+
+export interface FacetCountRow {
+  value_key: string;
+  /** A count: PostgreSQL's `bigint` arrives as text. */
+  n: number | string;
 }
 
 export interface PageRow {
