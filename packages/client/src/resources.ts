@@ -62,6 +62,8 @@ interface Envelope<T> {
 }
 const unwrap = <T>(body: Envelope<T>): T => body.data;
 
+const requestOptionNames = ['signal', 'timeoutMs', 'maxRetries', 'headers'] as const;
+
 /** Turns the filters and `q` into the wire query, refusing what the server would silently read otherwise. */
 function catalogueQuery(params: CatalogueQuery): NonNullable<RawRequest['query']> {
   for (const name of releaseFilterParameters) {
@@ -78,6 +80,14 @@ function catalogueQuery(params: CatalogueQuery): NonNullable<RawRequest['query']
     }
   }
   if (params.q !== undefined && typeof params.q !== 'string') throw new ReleasesError('q must be a string.');
+  // Request options where the query goes: `facets.list({ signal })` from before it took a query would
+  // otherwise drop the options without a word.
+  const misplaced = requestOptionNames.filter((name) => name in params);
+  if (misplaced.length > 0) {
+    throw new ReleasesError(
+      `${misplaced.join(', ')} is a request option, not a query parameter: pass it second, e.g. facets.list({}, { signal }).`,
+    );
+  }
   return {
     vocaloid_banks: params.vocaloid_banks,
     genres: params.genres,

@@ -5,8 +5,11 @@
 
 /** The kind of a release. */
 export type ReleaseType = 'single' | 'album' | 'ep' | 'compilation';
-/** Order of a release list: `-release_date` is newest first, `release_date` oldest first. */
-export type SortOrder = '-release_date' | 'release_date';
+/**
+ * Order of a release list: `-release_date` is newest first, `release_date` oldest first, `relevance` (only with
+ * `q`) the best matches first.
+ */
+export type SortOrder = '-release_date' | 'release_date' | 'relevance';
 
 /** A link from a release to a page about it. */
 export interface ReleaseLink {

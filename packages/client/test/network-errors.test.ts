@@ -77,7 +77,7 @@ describe('any rejection of the default fetch that is not an abort is a Connectio
       return Promise.reject(new Error('Network connection lost.'));
     });
     const thrown = await new ReleasesClient({ baseUrl, ...fast }).facets
-      .list({ signal: controller.signal })
+      .list({}, { signal: controller.signal })
       .catch((e: unknown) => e);
     expect(thrown).toBe(reason);
   });

@@ -55,6 +55,40 @@ describe('the default fetch (issue 8 #1)', () => {
   });
 });
 
+describe('search and facets in context (issue 17 #6)', () => {
+  it('sends q and sort=relevance with the list, and the filters and q with the facets', async () => {
+    const seen: string[] = [];
+    api = await scriptedServer((request, res) => {
+      seen.push(request.url ?? '');
+      if (request.url?.startsWith('/api/v1/facets')) return sendJson(res, 200, emptyFacets);
+      return sendJson(res, 200, {
+        success: true,
+        data: { releases: [], pagination: '', generated_at: '2026-11-22T08:00:00.000Z' },
+      });
+    });
+    const client = new ReleasesClient({ baseUrl: api.baseUrl, maxRetries: 0 });
+    await client.releases.list({ q: 'ハッピー synth', sort: 'relevance', genres: ['rock'] });
+    const facets = await client.facets.list({ vocaloid_banks: ['KAFU'], q: 'melt' });
+    expect(facets.total).toBe(0);
+    expect(seen.map((url) => Object.fromEntries(new URL(url, api!.baseUrl).searchParams))).toEqual([
+      { genres: 'rock', q: 'ハッピー synth', sort: 'relevance' },
+      { vocaloid_banks: 'KAFU', q: 'melt' },
+    ]);
+  });
+
+  it('refuses a q that is not a string before any request', async () => {
+    const client = new ReleasesClient({ baseUrl: 'http://127.0.0.1:9', maxRetries: 0 });
+    await expect(client.facets.list({ q: 42 as unknown as string })).rejects.toThrow(ReleasesError);
+    await expect(client.releases.list({ q: 42 as unknown as string })).rejects.toThrow(ReleasesError);
+  });
+
+  it('says so when request options are passed where the query goes (facets.list took only options before)', async () => {
+    const client = new ReleasesClient({ baseUrl: 'http://127.0.0.1:9', maxRetries: 0 });
+    const options = { signal: new AbortController().signal } as unknown as Record<string, never>;
+    await expect(client.facets.list(options)).rejects.toThrow(/signal is a request option/);
+  });
+});
+
 describe('resource ids (issue 8 #3)', () => {
   it.each(['', '.', '..'])('refuses the id %j before any request', async (id) => {
     const server = await facetsServer();

@@ -36,7 +36,7 @@ const facets = (res: ServerResponse) => {
   res.end(
     JSON.stringify({
       success: true,
-      data: { vocaloid_banks: [], genres: [], languages: [], generated_at: new Date().toISOString() },
+      data: { vocaloid_banks: [], genres: [], languages: [], total: 0, generated_at: new Date().toISOString() },
     }),
   );
 };
@@ -122,7 +122,7 @@ describe('retries', () => {
     const controller = new AbortController();
     const reason = new Error('user cancelled');
     const pending = new ReleasesClient({ baseUrl: api.baseUrl }).facets
-      .list({ signal: controller.signal })
+      .list({}, { signal: controller.signal })
       .catch((e: unknown) => e);
     await expect.poll(() => api.attempts()).toBe(1);
     controller.abort(reason);

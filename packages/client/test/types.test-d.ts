@@ -15,6 +15,7 @@ import type {
   PasswordResetRequestedResponseSchema,
   PasswordResetRequestSchema,
   ProblemSchema,
+  FacetsQuery,
   ReleaseListQuery,
   ReleaseSchema,
   SessionInfoResponseSchema,
@@ -51,6 +52,7 @@ import {
   type Problem,
   type ProblemKind,
   type Release,
+  type CatalogueQuery,
   type ReleaseListParams,
   type ReleasePage,
   type WithResponse,
@@ -105,6 +107,7 @@ describe('public types equal the contract', () => {
   it('list parameters use the wire names of the contract query', () => {
     expectTypeOf<keyof ReleaseListParams>().toEqualTypeOf<keyof ReleaseListQuery>();
     expectTypeOf<NonNullable<ReleaseListParams['sort']>>().toEqualTypeOf<ReleaseListQuery['sort']>();
+    expectTypeOf<keyof CatalogueQuery>().toEqualTypeOf<keyof FacetsQuery>();
   });
 });
 

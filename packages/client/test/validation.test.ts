@@ -22,6 +22,7 @@ const facets = {
   vocaloid_banks: [{ value: 'GUMI', count: 3 }],
   genres: [],
   languages: [],
+  total: 3,
   generated_at: '2026-11-22T08:00:00.000Z',
 };
 

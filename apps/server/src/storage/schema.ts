@@ -23,7 +23,6 @@ interface ReleasesTable {
  * The numbers are in the data: a new filter gets a new one, and none is ever reused.
  */
 export const tagKinds = { vocaloid_banks: 1, genres: 2, languages: 3 } as const satisfies PerFilter<number>;
-export type TagKind = (typeof tagKinds)[keyof typeof tagKinds];
 
 /**
  * Kinds of `release_tags` that index the text of releases for search (`catalogue/search-text.ts`): the keys of
@@ -31,7 +30,6 @@ export type TagKind = (typeof tagKinds)[keyof typeof tagKinds];
  * the filters' (planning reads them), but they are not facets.
  */
 export const searchKinds = { titleWord: 4, artistWord: 5, titleStart: 6 } as const;
-export type SearchKind = (typeof searchKinds)[keyof typeof searchKinds];
 
 /**
  * One row per (release, filter value). `release_date` is copied here so that one index range per value is

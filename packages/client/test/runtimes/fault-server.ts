@@ -77,7 +77,7 @@ export async function startFaultServer(): Promise<FaultServer> {
         return res.end(
           JSON.stringify({
             success: true,
-            data: { vocaloid_banks: [], genres: [], languages: [], generated_at: '2026-11-22T08:00:00.000Z' },
+            data: { vocaloid_banks: [], genres: [], languages: [], total: 0, generated_at: '2026-11-22T08:00:00.000Z' },
           }),
         );
       default:
