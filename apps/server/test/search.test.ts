@@ -139,7 +139,7 @@ describe.each(testDatabases())('search ($database)', ({ database, run }) => {
   });
 
   it.skipIf(!run)('refuses what is not a search, naming the parameter', async () => {
-    const cases = [
+    const cases: Array<[string, string]> = [
       ['sort=relevance', 'sort'],
       [`q=${'a'.repeat(101)}`, 'q'],
       [`q=${encodeURIComponent('a b c d e f g h i')}`, 'q'],

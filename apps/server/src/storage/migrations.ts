@@ -124,67 +124,71 @@ const searchBackfillBatch = 1_000;
 function search(): Migration {
   return {
     async up(untyped: Kysely<unknown>) {
+      // All or nothing: PostgreSQL runs each migration in a transaction, but Kysely runs SQLite's without one,
+      // and a backfill cut short there would leave keys that the next attempt's inserts collide with.
       const db = untyped as Kysely<Database>;
-      await db.schema
-        .alterTable('releases')
-        .addColumn('search_title', 'text', (c) => c.notNull().defaultTo(''))
-        .execute();
-      await db.schema
-        .alterTable('releases')
-        .addColumn('search_artist', 'text', (c) => c.notNull().defaultTo(''))
-        .execute();
-      await db.schema
-        .createIndex('releases_by_search_title')
-        .on('releases')
-        .columns(['search_title', 'release_date', 'id'])
-        .execute();
-      let after = '';
-      for (;;) {
-        const releases = await db
-          .selectFrom('releases')
-          .select(['id', 'title', 'artist', 'release_date'])
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(searchBackfillBatch)
-          .execute();
-        if (releases.length === 0) break;
-        const keys = new Map<string, { kind: number; value_key: string; display: string; release_count: number }>();
-        for (const release of releases) {
-          const rows = searchIndexRows(release);
-          await db
-            .updateTable('releases')
-            .set({ search_title: rows.search_title, search_artist: rows.search_artist })
-            .where('id', '=', release.id)
-            .execute();
-          for (let i = 0; i < rows.tags.length; i += 100) {
-            await db
-              .insertInto('release_tags')
-              .values(rows.tags.slice(i, i + 100))
-              .execute();
-          }
-          for (const tag of rows.tags) {
-            keys.set(`${tag.kind}:${tag.value_key}`, { ...tag, display: tag.value_key, release_count: 0 });
-          }
-        }
-        const values = [...keys.values()].map(({ kind, value_key, display, release_count }) => ({
-          kind,
-          value_key,
-          display,
-          release_count,
-        }));
-        for (let i = 0; i < values.length; i += 100) {
-          await db
-            .insertInto('facet_values')
-            .values(values.slice(i, i + 100))
-            .onConflict((oc) => oc.columns(['kind', 'value_key']).doNothing())
-            .execute();
-        }
-        after = releases[releases.length - 1]!.id;
-      }
-      await sql`update facet_values set release_count = (select count(*) from release_tags t
-        where t.kind = facet_values.kind and t.value_key = facet_values.value_key) where kind >= 4`.execute(db);
+      if (db.isTransaction) await indexForSearch(db);
+      else await db.transaction().execute((trx) => indexForSearch(trx));
     },
   };
+}
+
+async function indexForSearch(db: Kysely<Database>): Promise<void> {
+  for (const column of ['search_title', 'search_artist']) {
+    await db.schema
+      .alterTable('releases')
+      .addColumn(column, 'text', (c) => c.notNull().defaultTo(''))
+      .execute();
+  }
+  await db.schema
+    .createIndex('releases_by_search_title')
+    .on('releases')
+    .columns(['search_title', 'release_date', 'id'])
+    .execute();
+  for (let after = ''; ;) {
+    const releases = await db
+      .selectFrom('releases')
+      .select(['id', 'title', 'artist', 'release_date'])
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(searchBackfillBatch)
+      .execute();
+    if (releases.length === 0) break;
+    const keys = new Map<string, { kind: number; value_key: string; display: string; release_count: number }>();
+    for (const release of releases) {
+      const rows = searchIndexRows(release);
+      await db
+        .updateTable('releases')
+        .set({ search_title: rows.search_title, search_artist: rows.search_artist })
+        .where('id', '=', release.id)
+        .execute();
+      for (let i = 0; i < rows.tags.length; i += 100) {
+        await db
+          .insertInto('release_tags')
+          .values(rows.tags.slice(i, i + 100))
+          .execute();
+      }
+      for (const tag of rows.tags) {
+        keys.set(`${tag.kind}:${tag.value_key}`, {
+          kind: tag.kind,
+          value_key: tag.value_key,
+          display: tag.value_key,
+          release_count: 0,
+        });
+      }
+    }
+    const values = [...keys.values()];
+    for (let i = 0; i < values.length; i += 100) {
+      await db
+        .insertInto('facet_values')
+        .values(values.slice(i, i + 100))
+        .onConflict((oc) => oc.columns(['kind', 'value_key']).doNothing())
+        .execute();
+    }
+    after = releases[releases.length - 1]!.id;
+  }
+  await sql`update facet_values set release_count = (select count(*) from release_tags t
+    where t.kind = facet_values.kind and t.value_key = facet_values.value_key) where kind >= 4`.execute(db);
 }
 
 /**
