@@ -27,50 +27,57 @@ const undoSearch = [
 
 const noFilters = { vocaloid_banks: [], genres: [], languages: [] };
 
-describe.each(testDatabases())('migration 0005 on a catalogue stored before search ($database)', ({ database, run }) => {
-  it.skipIf(!run)('indexes every stored release, so search finds what it would on a catalogue loaded now', async () => {
-    const releases = [...syntheticCatalogue(1_500, 21)];
-    const postgres = database === 'postgres' ? await postgresSchema() : undefined;
-    const url = postgres?.url ?? `file:${path.join(folder, 'before-search.db')}`;
-    try {
-      const storage = await openStorage(url);
-      const page = (q: string) =>
-        storage.catalogue.listReleases({
-          filters: noFilters,
-          search: parseSearch(q),
-          sort: 'relevance',
-          limit: 100,
-          after: undefined,
-        });
-      try {
-        await storage.migrate();
-        await storage.catalogueWrites.upsertReleases(releases, new Date());
-        const searches = ['love', '初音', 'neon circuit', 'producer 007'];
-        const expected = await Promise.all(searches.map(page));
-        expect(expected.every((result) => result.releaseJson.length > 0)).toBe(true);
-        const total = async () =>
-          (await storage.catalogue.facets({ filters: noFilters, search: parseSearch('love') })).total;
-        const expectedTotal = await total();
+describe.each(testDatabases())(
+  'migration 0005 on a catalogue stored before search ($database)',
+  ({ database, run }) => {
+    it.skipIf(!run)(
+      'indexes every stored release, so search finds what it would on a catalogue loaded now',
+      async () => {
+        const releases = [...syntheticCatalogue(1_500, 21)];
+        const postgres = database === 'postgres' ? await postgresSchema() : undefined;
+        const url = postgres?.url ?? `file:${path.join(folder, 'before-search.db')}`;
+        try {
+          const storage = await openStorage(url);
+          const page = (q: string) =>
+            storage.catalogue.listReleases({
+              filters: noFilters,
+              search: parseSearch(q),
+              sort: 'relevance',
+              limit: 100,
+              after: undefined,
+            });
+          try {
+            await storage.migrate();
+            await storage.catalogueWrites.upsertReleases(releases, new Date());
+            const searches = ['love', '初音', 'neon circuit', 'producer 007'];
+            const expected = await Promise.all(searches.map(page));
+            expect(expected.every((result) => result.releaseJson.length > 0)).toBe(true);
+            const total = async () =>
+              (await storage.catalogue.facets({ filters: noFilters, search: parseSearch('love') })).total;
+            const expectedTotal = await total();
 
-        if (postgres) {
-          const client = new pg.Client({ connectionString: postgres.url });
-          await client.connect();
-          for (const statement of undoSearch) await client.query(statement);
-          await client.end();
-        } else {
-          const raw = new BetterSqlite3(url.slice('file:'.length));
-          for (const statement of undoSearch) raw.exec(statement);
-          raw.close();
+            if (postgres) {
+              const client = new pg.Client({ connectionString: postgres.url });
+              await client.connect();
+              for (const statement of undoSearch) await client.query(statement);
+              await client.end();
+            } else {
+              const raw = new BetterSqlite3(url.slice('file:'.length));
+              for (const statement of undoSearch) raw.exec(statement);
+              raw.close();
+            }
+
+            await storage.migrate();
+            expect(await Promise.all(searches.map(page))).toEqual(expected);
+            expect(await total()).toBe(expectedTotal);
+          } finally {
+            await storage.close();
+          }
+        } finally {
+          await postgres?.drop();
         }
-
-        await storage.migrate();
-        expect(await Promise.all(searches.map(page))).toEqual(expected);
-        expect(await total()).toBe(expectedTotal);
-      } finally {
-        await storage.close();
-      }
-    } finally {
-      await postgres?.drop();
-    }
-  }, 120_000);
-});
+      },
+      120_000,
+    );
+  },
+);
