@@ -182,8 +182,8 @@ describe('query plans (SQLite EXPLAIN QUERY PLAN)', () => {
       const matching = matchingReleases(query, stats, tagKinds.languages);
       if (typeof matching !== 'object') throw new Error('expected a query');
       for (const steps of [
-        explain(facetCountsQuery(matching, tagKinds.languages).compile(db)),
-        explain(matchCountQuery(matching).compile(db)),
+        explain(facetCountsQuery(matching.select(), [tagKinds.languages]).compile(db)),
+        explain(matchCountQuery(matching.select({ from: '2010-01-01', to: '2015-01-01' })).compile(db)),
       ]) {
         expect(steps.join('\n')).toMatch(/SEARCH t USING PRIMARY KEY \(kind=\? AND value_key=\?/);
         expectIndexedOnly(steps);

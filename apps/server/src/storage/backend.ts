@@ -10,6 +10,11 @@ import type { Database, ReleaseRow, TagRow } from './schema.js';
  */
 export interface Backend {
   readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Reads run on this thread (SQLite): a long one holds every other request of the process until it ends, so
+   * long work is cut into parts with turns for the others in between.
+   */
+  readonly synchronousReads: boolean;
   /** Writes (and migrations). Reads go through `read`, so they never queue behind a write. */
   readonly db: Kysely<Database>;
   /**

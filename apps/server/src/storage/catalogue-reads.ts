@@ -1,4 +1,4 @@
-import { releaseFilterParameters, type Facets, type FacetValue } from '@releases/contract';
+import { releaseFilterParameters, type Facets, type FacetValue, type ReleaseFilterParameter } from '@releases/contract';
 import type { RawBuilder } from 'kysely';
 import { perFilter, type PerFilter } from '../catalogue/filters.js';
 import type { Search } from '../catalogue/search-text.js';
@@ -10,6 +10,8 @@ import {
   matchCountQuery,
   matchingReleases,
   relevanceTiers,
+  type DateSpan,
+  type Matching,
   searchKeys,
   type KeyCounts,
   type PageRow,
@@ -30,6 +32,32 @@ interface FacetEntry {
 interface CatalogueFacets {
   values: PerFilter<FacetEntry[]>;
   total: number;
+  /** The first and last release dates (undefined in an empty catalogue). */
+  dates: { first: string; last: string } | undefined;
+}
+
+/**
+ * Where reads hold the process (SQLite), the facets in context count a big set of matches this many at a time
+ * (by the driving range's dates), giving other requests a turn in between: a search that matches most of a
+ * million releases takes its time, without making everyone else wait for it.
+ */
+const matchesPerPart = 5_000;
+
+/** `parts` spans of about equal length from `first` to `last` (`YYYY-MM-DD`), the outer ones open-ended. */
+export function dateSpans(
+  dates: { first: string; last: string } | undefined,
+  parts: number,
+): Array<DateSpan | undefined> {
+  if (!dates || parts <= 1) return [undefined];
+  const day = 86_400_000;
+  const first = Date.parse(dates.first) / day;
+  const length = Date.parse(dates.last) / day - first + 1;
+  const bounds: string[] = [];
+  for (let i = 1; i < parts; i++) {
+    const bound = new Date((first + Math.round((length * i) / parts)) * day).toISOString().slice(0, 10);
+    if (bound !== bounds[bounds.length - 1]) bounds.push(bound);
+  }
+  return [undefined, ...bounds].map((from, i) => ({ from, to: bounds[i] }));
 }
 
 const filterKinds: number[] = releaseFilterParameters.map((name) => tagKinds[name]);
@@ -212,7 +240,27 @@ export class KyselyCatalogueReads implements CatalogueReads {
         .filter((row) => row.kind === tagKinds[name])
         .map((row) => ({ key: row.value_key, value: row.display, count: row.release_count })),
     );
-    return { values, total: await this.countAll() };
+    const dates = await this.backend.read<{ first: string | null; last: string | null }>(
+      this.backend.db
+        .selectFrom('releases')
+        .select((eb) => [eb.fn.min('release_date').as('first'), eb.fn.max('release_date').as('last')])
+        .compile(),
+    );
+    const { first, last } = dates[0] ?? {};
+    return { values, total: await this.countAll(), dates: first && last ? { first, last } : undefined };
+  }
+
+  /** Runs `each` over the parts of `matching` (one part, unless reads hold the process and it is big). */
+  private async inParts(
+    matching: Matching,
+    whole: CatalogueFacets,
+    each: (part: RawBuilder<unknown>) => Promise<void>,
+  ): Promise<void> {
+    const parts = this.backend.synchronousReads ? Math.ceil(matching.estimate / matchesPerPart) : 1;
+    for (const dates of dateSpans(whole.dates, parts)) {
+      await each(matching.select(dates));
+      if (parts > 1) await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /**
@@ -221,37 +269,57 @@ export class KyselyCatalogueReads implements CatalogueReads {
    */
   private async facetsInContext(query: CatalogueQuery, whole: CatalogueFacets): Promise<Omit<Facets, 'generated_at'>> {
     const counts = await this.keyCounts(query.search);
-    const countOver = async (matching: RawBuilder<unknown>, kind: number) => {
-      const rows = await this.backend.read(facetCountsQuery(matching, kind).compile(this.backend.db));
-      return new Map(rows.map((row) => [row.value_key, Number(row.n)]));
+    const counted = perFilter(() => new Map<string, number>());
+    // The filters not chosen all count over the whole query's matches, in one pass; a chosen filter counts over
+    // the matches of the rest of the query, in a pass of its own. Passes run side by side (on PostgreSQL's pool).
+    const unchosen = releaseFilterParameters.filter((name) => query.filters[name].length === 0);
+    const passes = [
+      ...(unchosen.length > 0 ? [{ names: unchosen, except: undefined }] : []),
+      ...releaseFilterParameters
+        .filter((name) => query.filters[name].length > 0)
+        .map((name) => ({ names: [name], except: tagKinds[name] })),
+    ];
+    const wholeCounts = (name: ReleaseFilterParameter) => new Map(whole.values[name].map((e) => [e.key, e.count]));
+    const countTotal = async (matching: Matching | undefined | 'nothing'): Promise<number> => {
+      if (matching === 'nothing') return 0;
+      if (matching === undefined) return whole.total;
+      let total = 0;
+      await this.inParts(matching, whole, async (part) => {
+        const rows = await this.backend.read(matchCountQuery(part).compile(this.backend.db));
+        total += Number(rows[0]?.n ?? 0);
+      });
+      return total;
     };
-    const values = {} as PerFilter<FacetValue[]>;
-    for (const name of releaseFilterParameters) {
-      const kind = tagKinds[name];
-      const matching = matchingReleases(query, counts, kind);
-      const counted =
-        matching === 'nothing'
-          ? new Map<string, number>()
-          : matching === undefined
-            ? new Map(whole.values[name].map((entry) => [entry.key, entry.count]))
-            : await countOver(matching, kind);
+    const countValues = async (names: ReleaseFilterParameter[], except: number | undefined): Promise<void> => {
+      const matching = matchingReleases(query, counts, except);
+      if (matching === 'nothing') return;
+      if (matching === undefined) {
+        for (const name of names) counted[name] = wholeCounts(name);
+        return;
+      }
+      const kinds = names.map((name) => tagKinds[name] as number);
+      await this.inParts(matching, whole, async (part) => {
+        for (const row of await this.backend.read(facetCountsQuery(part, kinds).compile(this.backend.db))) {
+          const name = names.find((n) => tagKinds[n] === row.kind);
+          if (name) counted[name].set(row.value_key, (counted[name].get(row.value_key) ?? 0) + Number(row.n));
+        }
+      });
+    };
+    const [total] = await Promise.all([
+      countTotal(matchingReleases(query, counts)),
+      ...passes.map(({ names, except }) => countValues(names, except)),
+    ]);
+    const values = perFilter((name): FacetValue[] => {
       const display = new Map(whole.values[name].map((entry) => [entry.key, entry.value]));
-      const listed: FacetEntry[] = [...counted]
+      const listed: FacetEntry[] = [...counted[name]]
         .filter(([, count]) => count > 0)
         .map(([key, count]) => ({ key, value: display.get(key) ?? key, count }))
         .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       for (const key of query.filters[name]) {
-        if (!counted.get(key)) listed.push({ key, value: display.get(key) ?? key, count: 0 });
+        if (!counted[name].get(key)) listed.push({ key, value: display.get(key) ?? key, count: 0 });
       }
-      values[name] = listed.map(facetValue);
-    }
-    const matching = matchingReleases(query, counts);
-    const total =
-      matching === 'nothing'
-        ? 0
-        : matching === undefined
-          ? whole.total
-          : Number((await this.backend.read(matchCountQuery(matching).compile(this.backend.db)))[0]?.n ?? 0);
+      return listed.map(facetValue);
+    });
     return { ...values, total };
   }
 

@@ -119,6 +119,7 @@ const catalogueVersionTrustMs = 3 * catalogueVersionPollMs;
 
 class PostgresBackend implements Backend {
   readonly dialect = 'postgres' as const;
+  readonly synchronousReads = false;
   readonly db: Kysely<Database>;
   /** PostgreSQL waits for locks itself (bounded by `statement_timeout`); nothing is retried here. */
   readonly busyWaitMs = 0;

@@ -240,16 +240,33 @@ export function searchKeys(search: Search | undefined): Array<{ kind: number; ke
   return keys;
 }
 
+/** Release dates from `from` (inclusive) to `to` (exclusive), `YYYY-MM-DD`; either end may be open. */
+export interface DateSpan {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** The releases matching a query, as the facets in context count over them. */
+export interface Matching {
+  /** At most this many releases (the driving condition's count). */
+  estimate: number;
+  /**
+   * `select release_id` of the matches, without order or limit; with `dates`, only those released then (the
+   * driving range cut by date, so that big sets can be counted a part at a time).
+   */
+  select(dates?: DateSpan): RawBuilder<unknown>;
+}
+
 /**
- * The releases matching a query, without order or limit, as `select release_id`: for counting (the facets in
- * context). `exceptKind` leaves that filter out (its own counts are over the other filters). Undefined when the
- * query has no condition at all (the whole catalogue), or a search with no tokens (nothing).
+ * The releases matching a query (the facets in context count over them). `exceptKind` leaves that filter out
+ * (its own counts are over the other filters). Undefined when the query has no condition at all (the whole
+ * catalogue), `nothing` for a search with no tokens.
  */
 export function matchingReleases(
   query: CatalogueQuery,
   counts: KeyCounts,
   exceptKind?: number,
-): RawBuilder<unknown> | undefined | 'nothing' {
+): Matching | undefined | 'nothing' {
   if (query.search && query.search.tokens.length === 0) return 'nothing';
   const plan: Plan = query.search ? searchPlan(query.search, counts) : { conditions: [], checks: [] };
   plan.conditions.push(...filterConditions(query.filters, counts, exceptKind));
@@ -263,14 +280,29 @@ export function matchingReleases(
   const keys =
     driver.keys.length === 1 ? sql`t.value_key = ${driver.keys[0]}` : sql`t.value_key in (${sql.join(driver.keys)})`;
   const where = [...others.map((c) => has(c, sql`t.release_id`)), ...plan.checks].map((p) => sql` and ${p}`);
-  return sql`select distinct t.release_id from release_tags t where ${kinds} and ${keys}${sql.join(where, sql``)}`;
+  return {
+    estimate: driver.estimate,
+    select: (dates) => {
+      const from = dates?.from === undefined ? sql`` : sql` and t.release_date >= ${dates.from}`;
+      const to = dates?.to === undefined ? sql`` : sql` and t.release_date < ${dates.to}`;
+      return sql`select distinct t.release_id from release_tags t
+        where ${kinds} and ${keys}${from}${to}${sql.join(where, sql``)}`;
+    },
+  };
 }
 
-/** Each value of the filter `kind` with its number of releases among `matching` (the facets in context). */
-export function facetCountsQuery(matching: RawBuilder<unknown>, kind: number): RawBuilder<FacetCountRow> {
-  return sql<FacetCountRow>`select f.value_key, count(*) as n from (${matching}) as m
-    join release_tags f on f.release_id = m.release_id and f.kind = ${kind}
-    group by f.value_key`;
+/**
+ * Each value of the filters `kinds` with its number of releases among `matching` (the facets in context). The
+ * filters' kinds are adjacent numbers, read as one range of each match's values.
+ */
+export function facetCountsQuery(matching: RawBuilder<unknown>, kinds: number[]): RawBuilder<FacetCountRow> {
+  // CROSS JOIN: SQLite then keeps the matches as the outer loop and probes each one's values
+  // (`release_tags_by_release`); left to itself it may walk every value of the kind and scan the matches for
+  // each. PostgreSQL plans it as any join. Rows of a kind between those asked for are the caller's to skip.
+  return sql<FacetCountRow>`select f.kind, f.value_key, count(*) as n from (${matching}) as m
+    cross join release_tags f
+    where f.release_id = m.release_id and f.kind between ${Math.min(...kinds)} and ${Math.max(...kinds)}
+    group by f.kind, f.value_key`;
 }
 
 /** How many releases `matching` holds. */
@@ -279,6 +311,7 @@ export function matchCountQuery(matching: RawBuilder<unknown>): RawBuilder<{ n: 
 }
 
 export interface FacetCountRow {
+  kind: number;
   value_key: string;
   /** A count: PostgreSQL's `bigint` arrives as text. */
   n: number | string;

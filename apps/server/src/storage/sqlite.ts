@@ -117,6 +117,7 @@ const bulkLoadCacheKib = 512 * 1024;
 
 class SqliteBackend implements Backend {
   readonly dialect = 'sqlite' as const;
+  readonly synchronousReads = true;
   readonly db: Kysely<Database>;
   readonly busyWaitMs: number;
   private readonly writer: BetterSqlite3.Database;
