@@ -10,12 +10,13 @@
 //   pnpm bench -- --distinct           the distinct-URL workload instead (bench/distinct-urls.mjs): thousands of
 //                                      first requests, each URL once per round, more than any cache holds
 //   pnpm bench -- --record             also write the figures into bench/RESULTS.md
+//   pnpm bench -- --check              only check that the references answer searches and facets as ours does
 //
 // Every server is its own process; the load comes from another (load.mjs) over loopback. Ratios are taken
 // between servers measured in the same run, alternating which goes first; absolute figures on a shared
 // machine move between runs, ratios much less.
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -23,7 +24,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { catalogueFolder, postgresCatalogueSchema, postgresCatalogueUrl, postgresServerUrl } from './catalogues.mjs';
-import { collectDistinctUrls, interleave } from './distinct-urls.mjs';
+import { collectDistinctUrls, interleave, walk } from './distinct-urls.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -225,11 +226,213 @@ kinds['deep pages (cursor)'] = [
     .slice(Math.floor(deepGenre.length / 4))
     .map((c) => `/api/v1/release?genres=${enc(broadGenres[0])}&limit=20&cursor=${c}`),
 ];
+
+// Search (SPEC §3.6): `q` alone and with a filter, by relevance (the default with q) and by date, page one and
+// deep pages. Terms from the synthetic catalogue's vocabulary (apps/server/src/catalogue/synthetic.ts).
+const search = (q, rest = '') => `/api/v1/release?q=${enc(q)}${rest}`;
+const bySort = (list) =>
+  list.flatMap((q, i) => [search(q, `&limit=${[20, 50][i % 2]}`), search(q, '&sort=-release_date')]);
+kinds['search: common word'] = bySort(['love', 'star', 'night', 'heart', 'dream']);
+kinds['search: rare (a producer)'] = bySort(['producer 123', 'producer 007', '250', 'producer 399', '042']);
+kinds['search: Japanese'] = bySort(['初音', 'ハッピー', '桜', '東京', '夜']);
+kinds['search: two terms'] = bySort([
+  'star love',
+  'melt world',
+  'night sky',
+  '初音 ミク',
+  'love 123',
+  '初音の桜',
+  'love 初音',
+]);
+kinds['search with a filter'] = [
+  ['love', `vocaloid_banks=${enc(broadBanks[0])}`],
+  ['初音', `genres=${enc(broadGenres[0])}`],
+  ['star', `languages=${languages[0]}`],
+  ['ハッピー', `vocaloid_banks=${enc(broadBanks[0])}`],
+  ['producer 123', `genres=${enc(broadGenres[1])}`],
+].flatMap(([q, filter], i) => [
+  search(q, `&${filter}&limit=${[20, 50][i % 2]}`),
+  search(q, `&${filter}&sort=-release_date`),
+]);
+
+/** Every cursor along a whole walk of `query` (limit 100), then `count` of them from its second quarter on. */
+async function sampledCursors(query, count) {
+  const cursors = [];
+  let cursor = '';
+  for (;;) {
+    const body = await (
+      await fetch(`${ours.url}/api/v1/release?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`)
+    ).json();
+    cursor = body.data.pagination;
+    if (!cursor) break;
+    cursors.push(cursor);
+  }
+  const from = Math.floor(cursors.length / 4);
+  const step = Math.max(1, Math.floor((cursors.length - from) / count));
+  return cursors
+    .slice(from)
+    .filter((_, i) => i % step === 0)
+    .slice(0, count);
+}
+const deepSearches = [
+  `&q=love`,
+  `&q=love&sort=-release_date`,
+  `&q=${enc('初音')}`,
+  `&q=star&genres=${enc(broadGenres[0])}`,
+];
+kinds['search: deep pages (cursor)'] = [];
+for (const query of deepSearches)
+  for (const cursor of await sampledCursors(query, 8))
+    kinds['search: deep pages (cursor)'].push(`/api/v1/release?limit=20${query}&cursor=${cursor}`);
+
 const interleaved = [];
 const longest = Math.max(...Object.values(kinds).map((list) => list.length));
 for (let i = 0; i < longest; i++)
   for (const list of Object.values(kinds)) if (i < list.length) interleaved.push(list[i]);
 kinds['whole mix'] = interleaved;
+
+// Facets in context (SPEC §3.6): counts over the releases matching a search, filters, or both.
+kinds['facets in context'] = [
+  '/api/v1/facets?q=love',
+  `/api/v1/facets?q=${enc('初音')}`,
+  `/api/v1/facets?q=${enc('producer 123')}`,
+  '/api/v1/facets?q=star%20love',
+  `/api/v1/facets?genres=${enc(broadGenres[0])}&languages=${languages[0]}`,
+  `/api/v1/facets?vocaloid_banks=${enc(broadBanks[0])}`,
+  `/api/v1/facets?genres=${enc(broadGenres[0])},${enc(broadGenres[1])}`,
+  `/api/v1/facets?q=love&genres=${enc(broadGenres[0])}`,
+  `/api/v1/facets?q=${enc('桜')}&vocaloid_banks=${enc(broadBanks[0])}`,
+  `/api/v1/facets?q=night&languages=${languages[1]}`,
+];
+const isSearchKind = (kind) => /search/.test(kind);
+const isFacetsKind = (kind) => /facets/.test(kind);
+
+// --- before measuring: facets in context answer at all ------------------------------------------------------------
+/**
+ * A facets query that takes minutes would hold the server (SQLite answers on the event loop's thread) and every
+ * measurement after it. So each facets URL is first asked of a throwaway instance of ours, at most `facetsProbeMs`
+ * each; if one does not answer in time, that instance is killed and the facets rows are left out (reported).
+ */
+const facetsProbeMs = 10_000;
+/** Each facets URL's time as a first request, alone, on a fresh instance. */
+const facetsProbed = [];
+async function probeFacets(urls) {
+  const probe = await startOurs();
+  try {
+    for (const url of urls) {
+      const started = performance.now();
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), facetsProbeMs);
+      try {
+        const response = await fetch(`${probe.url}${url}`, { signal: controller.signal });
+        await response.text();
+      } catch {
+        return `ours did not answer ${url} within ${facetsProbeMs / 1000} s (on a throwaway instance, then killed): the facets rows are not measured`;
+      } finally {
+        clearTimeout(timer);
+      }
+      const ms = performance.now() - started;
+      facetsProbed.push({ url, ms });
+      console.error(`probed ${url}: ${ms.toFixed(0)} ms`);
+    }
+    return undefined;
+  } finally {
+    probe.child.kill('SIGKILL');
+  }
+}
+const facetsBroken = await probeFacets(kinds['facets in context']);
+if (facetsBroken) {
+  console.error(`FACETS: ${facetsBroken}`);
+  delete kinds['facets in context'];
+}
+
+// --- before measuring: the references answer as ours does --------------------------------------------------------
+/**
+ * The same-SQL reference must give ours' answers exactly (ids in order, the next cursor, facet counts): a search
+ * it answered otherwise would be measuring another query. Page one of searches of every kind, and walks that cross
+ * the relevance tiers, each page asked of both with ours' cursor. The straightforward one matches a substring
+ * anywhere (not a word's beginning), so it is only compared loosely: how many of its ids ours gave too.
+ */
+async function checkAnswers() {
+  const get = async (server, url) => {
+    const response = await fetch(`${server.url}${url}`);
+    if (!response.ok) throw new Error(`${url} on ${server.url}: ${response.status} ${await response.text()}`);
+    return (await response.json()).data;
+  };
+  const listUrls = [
+    ...[
+      'love',
+      'Love',
+      'ＬＯＶＥ',
+      'lov',
+      '初音',
+      'ハッピー',
+      '桜',
+      'producer 123',
+      '123',
+      'star love',
+      'love 初音',
+      '初音の桜',
+      'p melt',
+      '!!!',
+    ].flatMap((q) => [search(q), search(q, '&sort=-release_date&limit=50'), search(q, '&sort=release_date&limit=7')]),
+    search('love', `&vocaloid_banks=${enc(broadBanks[0])}&limit=100`),
+    search('初音', `&genres=${enc(broadGenres[0])}&languages=${languages[0]}`),
+  ];
+  const walks = [
+    ['love heart', 20],
+    ['p melt telecaster', 20],
+    ['p melt', 100],
+    ['初音', 100],
+  ];
+  for (const [q, limit] of walks) {
+    let cursor = '';
+    for (let page = 0; page < 15; page++) {
+      const url = search(q, `&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      listUrls.push(url);
+      cursor = (await get(ours, url)).pagination;
+      if (!cursor) break;
+    }
+  }
+  const ids = (data) => data.releases.map((r) => r.id);
+  let sameAsStraightforward = 0;
+  let sharedWithStraightforward = 0;
+  let oursTotal = 0;
+  for (const url of listUrls) {
+    const [a, b, c] = await Promise.all([get(ours, url), get(same, url), get(straightforward, url)]);
+    if (JSON.stringify(ids(a)) !== JSON.stringify(ids(b)) || a.pagination !== b.pagination) {
+      throw new Error(
+        `WRONG RESULTS: ours and the same-SQL reference differ on ${url}\n  ours: ${ids(a).join(' ')} next ${a.pagination}\n  same: ${ids(b).join(' ')} next ${b.pagination}`,
+      );
+    }
+    if (JSON.stringify(ids(a)) === JSON.stringify(ids(c))) sameAsStraightforward++;
+    const theirs = new Set(ids(c));
+    sharedWithStraightforward += ids(a).filter((id) => theirs.has(id)).length;
+    oursTotal += ids(a).length;
+  }
+  const facetUrls = facetsBroken
+    ? []
+    : [
+        ...kinds['facets in context'],
+        '/api/v1/facets?q=!!!',
+        `/api/v1/facets?q=love&vocaloid_banks=${enc(broadBanks[0])},${enc(rare[0])}`,
+      ];
+  let facetsTotalsAlike = 0;
+  for (const url of facetUrls) {
+    const [a, b, c] = await Promise.all([get(ours, url), get(same, url), get(straightforward, url)]);
+    for (const data of [a, b, c]) delete data.generated_at;
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      throw new Error(
+        `WRONG RESULTS: ours and the same-SQL reference differ on ${url}\n  ours: ${JSON.stringify(a)}\n  same: ${JSON.stringify(b)}`,
+      );
+    if (a.total === c.total) facetsTotalsAlike++;
+  }
+  const summary = `${listUrls.length} list URLs (search) and ${facetUrls.length} facets URLs answered alike by ours and same-SQL; straightforward: the same page on ${sameAsStraightforward} of ${listUrls.length}, ${sharedWithStraightforward} of ours' ${oursTotal} ids among its own, the same facets total on ${facetsTotalsAlike} of ${facetUrls.length} (it matches substrings, not word beginnings)`;
+  console.error(`checked: ${summary}`);
+  return summary;
+}
+const checked = await checkAnswers();
+if (flag('check')) process.exit(0);
 
 // --- measuring -----------------------------------------------------------------------------------------------
 /**
@@ -259,8 +462,17 @@ function rssMegabytes(pid) {
 let peakRss = 0;
 let peakRssTotal = 0;
 /** One measurement: closed-loop load from its own process; the servers' CPU and our RSS sampled meanwhile. */
-function load(baseUrl, paths, { headers, watch = [] } = {}) {
-  const config = { baseUrl, paths, connections, durationMs, warmupMs: 1000, maxRequests: 2_000_000, headers };
+function load(baseUrl, paths, { headers, watch = [], slowest = 0 } = {}) {
+  const config = {
+    baseUrl,
+    paths,
+    connections,
+    durationMs,
+    warmupMs: 1000,
+    maxRequests: 2_000_000,
+    headers,
+    slowest,
+  };
   const cpuBefore = watch.map(cpuSeconds);
   // Peak RSS is the single instance's (the scaling phase runs others, after it has stopped).
   const sampler = setInterval(() => {
@@ -300,7 +512,11 @@ const measured = (kind, paths, headers) => async () => {
   const row = { kind, urls: paths.length };
   for (const [name, server] of rotated) {
     // The references take no credentials; they answer the same URLs without them.
-    row[name] = await load(server.url, paths, { headers: name === 'ours' ? headers : undefined, watch: [server.pid] });
+    row[name] = await load(server.url, paths, {
+      headers: name === 'ours' ? headers : undefined,
+      watch: [server.pid],
+      slowest: name === 'ours' ? 3 : 0,
+    });
   }
   row.ratioSame = row.ours.rps / row.same.rps;
   row.ratioStraightforward = row.ours.rps / row.straightforward.rps;
@@ -319,11 +535,17 @@ if (distinct) {
     ['distinct: unfiltered', families.unfiltered],
     ['distinct: one filter', families.oneFilter],
     ['distinct: two filters', families.twoFilters],
+    ['distinct: search page one', families.searchPageOne],
+    ['distinct: search deep pages', families.searchDeep],
+    ['distinct: search with a filter', families.searchFiltered],
+    ...(facetsBroken ? [] : [['distinct: facets in context', families.facetsInContext]]),
   ]) {
     if (urls.length >= 4_000) await measured(kind, urls)();
     else console.error(`${kind}: only ${urls.length} URLs in this catalogue, measured within the whole mix only`);
   }
-  await measured('distinct: whole mix', interleave(Object.values(families)))();
+  // The release list's families (the facets have their row above).
+  const { facetsInContext: _facets, ...lists } = families;
+  await measured('distinct: whole mix', interleave(Object.values(lists)))();
 } else {
   for (const [kind, paths] of Object.entries(kinds)) await measured(kind, paths)();
   // Callers with a credential: an API key (the SDK's users) and a session (the web app's). Each is verified on
@@ -341,6 +563,27 @@ if (distinct) {
   console.error(`idle for ${idleSeconds} s...`);
   await delay(idleSeconds * 1000);
   for (let i = 0; i < 3; i++) afterIdle.push(await load(ours.url, kinds['whole mix'], { watch: [ours.pid] }));
+}
+
+// --- compression (SPEC §10): a 100-release page in Brotli, gzip and as is -------------------------------------------
+// Ours only (the references do not compress). Answered from memory: a few URLs rotated. First requests (--distinct):
+// walks at limit 100, thousands of pages, far more than the answer cache holds by size (8 M characters, about 130
+// such pages), so nearly every one is read from the database, then compressed.
+const compression = [];
+{
+  const urls = distinct
+    ? [...(await walk(ours.url, 'limit=100', 1000)), ...(await walk(ours.url, 'limit=100&sort=release_date', 1000))]
+    : [
+        '/api/v1/release?limit=100',
+        '/api/v1/release?limit=100&sort=release_date',
+        `/api/v1/release?genres=${enc(broadGenres[0])}&limit=100`,
+        '/api/v1/release?q=love&limit=100',
+      ];
+  for (const coding of ['br', 'gzip', 'none']) {
+    const headers = coding === 'none' ? {} : { 'accept-encoding': coding };
+    compression.push({ coding, urls: urls.length, ...(await load(ours.url, urls, { headers, watch: [ours.pid] })) });
+    console.error(`measured compression: ${coding}`);
+  }
 }
 
 // --- one and two instances behind nginx -----------------------------------------------------------------------
@@ -370,6 +613,50 @@ if (instances === 2 && !distinct) {
 }
 for (const child of children) child.kill('SIGTERM');
 
+// --- the catalogue's size on disk ------------------------------------------------------------------------------------
+const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+let sizeOnDisk;
+if (database === 'sqlite') {
+  const file = (suffix) =>
+    existsSync(`${referenceDatabase}${suffix}`) ? statSync(`${referenceDatabase}${suffix}`).size : 0;
+  const Database = createRequire(path.join(root, 'apps/server/package.json'))('better-sqlite3');
+  const db = new Database(referenceDatabase, { readonly: true });
+  let tables = '';
+  try {
+    // dbstat: each table's and index's pages (when SQLite was built with it).
+    const sizes = db
+      .prepare(
+        "select coalesce(i.tbl_name, d.name) as tbl, sum(d.pgsize) as bytes from dbstat d left join sqlite_master i on i.name = d.name and i.type = 'index' group by tbl order by bytes desc",
+      )
+      .all();
+    tables = `; ${sizes
+      .filter((row) => ['releases', 'release_tags', 'facet_values'].includes(row.tbl))
+      .map((row) => `${row.tbl} ${mb(row.bytes)} with its indexes`)
+      .join(', ')}`;
+  } catch {
+    // no dbstat
+  }
+  db.close();
+  sizeOnDisk = `SQLite file ${mb(file('') + file('-wal'))}${tables}`;
+} else {
+  const pg = createRequire(path.join(root, 'apps/server/package.json'))('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const schema = postgresCatalogueSchema(rows);
+  const size = async (table) =>
+    Number((await client.query('select pg_total_relation_size($1::regclass) as n', [`${schema}.${table}`])).rows[0].n);
+  const all = Number(
+    (
+      await client.query(
+        'select sum(pg_total_relation_size(c.oid)) as n from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1 and c.relkind in ($2, $3)',
+        [schema, 'r', 'm'],
+      )
+    ).rows[0].n,
+  );
+  sizeOnDisk = `PostgreSQL (pg_total_relation_size, with indexes and TOAST) release_tags ${mb(await size('release_tags'))}, releases ${mb(await size('releases'))}, facet_values ${mb(await size('facet_values'))}, the schema ${mb(all)}`;
+  await client.end();
+}
+
 // --- report ---------------------------------------------------------------------------------------------------
 const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const cpuPerRequest = (r) => (r.cpuSeconds[0] / (r.requests * (1 + 1000 / durationMs))) * 1e6;
@@ -383,6 +670,18 @@ const table = [
 ];
 
 const byKind = Object.fromEntries(results.map((r) => [r.kind, r]));
+/** A p99 target over the kinds `which` selects, naming the slowest. */
+function p99Target(label, ms, which) {
+  const rows = results.filter(which);
+  if (rows.length === 0) return [];
+  const worst = rows.reduce((a, b) => (b.ours.p99 > a.ours.p99 ? b : a));
+  return [
+    [
+      `p99 <= ${ms} ms on ${label} (highest ${fmt(worst.ours.p99)} ms, ${worst.kind})`,
+      rows.every((r) => r.ours.p99 <= ms),
+    ],
+  ];
+}
 // First requests meet the database every time: the target is the same SQL without the framework, within 10 %.
 const sameTarget = distinct ? 0.9 : database === 'sqlite' ? 1.0 : 0.9;
 const targets = [
@@ -390,10 +689,16 @@ const targets = [
     `ours / same-SQL >= ${sameTarget} on every request kind (lowest ${fmt(Math.min(...results.map((r) => r.ratioSame)))})`,
     results.every((r) => r.ratioSame >= sameTarget),
   ],
-  [
-    `p99 <= 15 ms on every request kind (highest ${fmt(Math.max(...results.map((r) => r.ours.p99)))} ms)`,
-    results.every((r) => r.ours.p99 <= 15),
-  ],
+  ...p99Target(
+    'every request kind without search or facets',
+    15,
+    (r) => !isSearchKind(r.kind) && !isFacetsKind(r.kind),
+  ),
+  // SPEC §3.6: any q, alone or with filters, page one and deep pages; facets in context uncached (--distinct).
+  ...p99Target('every search kind', 20, (r) => isSearchKind(r.kind) && r.kind !== 'whole mix'),
+  ...p99Target(`facets in context${distinct ? ' (first requests)' : ' (answered from memory)'}`, 50, (r) =>
+    isFacetsKind(r.kind),
+  ),
   [
     `server memory under load <= 200 MB (peak ${fmt(peakRss, 0)} MB anonymous; ${fmt(peakRssTotal, 0)} MB resident with the mapped database file)`,
     peakRss <= 200,
@@ -438,11 +743,45 @@ const scalingLines = scaling
     ]
   : [];
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
+const compressionLines = [
+  `A 100-release page by \`Accept-Encoding\`, ours only, ${distinct ? `first requests (${compression[0].urls} distinct URLs)` : `answered from memory (${compression[0].urls} URLs rotated)`}:`,
+  '',
+  '| Accept-Encoding | bytes per answer | req/s | p50 ms | p99 ms | CPU µs/req |',
+  '|---|---:|---:|---:|---:|---:|',
+  ...compression.map(
+    (r) =>
+      `| ${r.coding} | ${fmt(r.bytes, 0)} | ${fmt(r.rps, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(cpuPerRequest(r), 0)} |`,
+  ),
+];
+// Where the p99 of first requests comes from: each kind's slowest requests under load (queueing included).
+const slowestLines = distinct
+  ? [
+      "Each kind's three slowest requests to ours under load (ms, waiting behind other requests included):",
+      '',
+      ...results.map(
+        (r) =>
+          `- ${r.kind}: ${r.ours.slowest.map((s) => `\`${decodeURI(s.path).replace(/cursor=[^&]+/, 'cursor=…')}\` ${fmt(s.ms, 0)}`).join('; ')}`,
+      ),
+      '',
+    ]
+  : [];
+const probeLine = facetsProbed.length
+  ? [
+      `Facets in context alone (one request at a time, each a first request on a fresh instance): ${facetsProbed.map((p) => `\`${decodeURI(p.url.replace('/api/v1/facets', ''))}\` ${fmt(p.ms, 0)} ms`).join(', ')}.`,
+      '',
+    ]
+  : [];
 const report = [
   `Catalogue: ${rows.toLocaleString('en-US')} synthetic releases (seed ${seed}), ${database === 'sqlite' ? 'SQLite file' : 'PostgreSQL'}${seeded.seconds ? `, seeded in ${fmt(seeded.seconds, 0)} s` : ''}. ${connections} keep-alive connections, ${durationMs / 1000} s per measurement after 1 s warm-up.`,
+  `Size on disk: ${sizeOnDisk}.`,
   `Machine: ${machine}.`,
+  `Checked before measuring: ${checked}.`,
   '',
   ...table,
+  '',
+  ...slowestLines,
+  ...probeLine,
+  ...compressionLines,
   '',
   ...(distinct
     ? []
@@ -452,6 +791,7 @@ const report = [
   ...scalingLines,
   '',
   ...targets.map(([text, ok]) => `- ${ok ? 'met' : 'MISSED'}: ${text}`),
+  ...(facetsBroken ? [`- MISSED: facets in context: ${facetsBroken}`] : []),
   ...failures.map((f) => `- ERROR: ${f}`),
   ...referenceTrouble.map((f) => `- note: ${f}`),
 ].join('\n');
