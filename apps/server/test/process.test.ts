@@ -98,13 +98,29 @@ describe('the README quick start', () => {
         .replaceAll(/^curl /gm, 'curl -fsS -w "\\n" ');
       const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', runnable]);
       const answers = stdout.trim().split('\n');
-      expect(answers).toHaveLength(5);
-      const [list, next, health, facets, one] = answers as [string, string, string, string, string];
+      expect(answers).toHaveLength(8);
+      const [list, next, health, search, japanese, facets, inContext, one] = answers as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       const data = (json: string) => (JSON.parse(json) as { data: Record<string, unknown> }).data;
+      const titles = (json: string) => (data(json).releases as Array<{ title: string }>).map((r) => r.title);
       expect(data(list).releases).toHaveLength(5);
       expect(data(next).releases).toHaveLength(5);
       expect(health).toBe('"OK"');
+      expect(titles(search)).toHaveLength(5);
+      expect(titles(search)[0]).toBe('Miku');
+      expect(titles(japanese).length).toBeGreaterThan(0);
+      for (const title of titles(japanese)) expect(title).toContain('初音');
       expect((data(facets).genres as unknown[]).length).toBeGreaterThan(10);
+      expect(data(inContext).total).toBeGreaterThan(0);
+      expect(data(inContext).total).toBeLessThan(data(facets).total as number);
       expect(data(one).title).toBe('Melt');
     } finally {
       running.child.kill('SIGTERM');
