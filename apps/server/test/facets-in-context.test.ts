@@ -73,6 +73,8 @@ describe.each(testDatabases())(
       ['a Japanese term', {}, '初音'],
       ['two terms and a filter', { genres: ['rock'] }, 'love star'],
       ['two filters', { genres: ['rock', 'metal'], languages: ['ja'] }, undefined],
+      ['one filter', { vocaloid_banks: ['Hatsune Miku'] }, undefined],
+      ['every filter', { vocaloid_banks: ['GUMI', 'IA'], genres: ['rock'], languages: ['en', 'ja'] }, undefined],
       [
         'a search and every filter',
         { vocaloid_banks: ['Hatsune Miku', 'GUMI'], genres: ['rock'], languages: ['en'] },
@@ -81,14 +83,19 @@ describe.each(testDatabases())(
     ] as Array<[string, Partial<Record<Name, string[]>>, string | undefined]>)('%s', async (_name, chosen, q) => {
       const filters = { vocaloid_banks: [], genres: [], languages: [], ...chosen };
       const expected = expectedFacets(releases, filters, q);
-      const facets = await server.services.storage.catalogue.facets({
-        filters: filterKeys(filters),
-        search: q === undefined ? undefined : parseSearch(q),
-      });
-      expect(facets.total).toBe(expected.total);
-      for (const name of names) {
-        const got = new Map(facets[name].filter((f) => f.count > 0).map((f) => [f.value.toLowerCase(), f.count]));
-        expect(got, name).toEqual(expected.counted[name]);
+      // Twice: without `q` the first answer is counted in the database while the filter values are read into
+      // memory (`FilterPostings`), and later ones from memory.
+      for (const attempt of [1, 2]) {
+        const facets = await server.services.storage.catalogue.facets({
+          filters: filterKeys(filters),
+          search: q === undefined ? undefined : parseSearch(q),
+        });
+        expect(facets.total, `attempt ${attempt}`).toBe(expected.total);
+        for (const name of names) {
+          const got = new Map(facets[name].filter((f) => f.count > 0).map((f) => [f.value.toLowerCase(), f.count]));
+          expect(got, `${name}, attempt ${attempt}`).toEqual(expected.counted[name]);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     });
   },

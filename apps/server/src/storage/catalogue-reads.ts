@@ -1,9 +1,10 @@
 import { releaseFilterParameters, type Facets, type FacetValue, type ReleaseFilterParameter } from '@releases/contract';
-import type { RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { perFilter, type PerFilter } from '../catalogue/filters.js';
 import type { Search } from '../catalogue/search-text.js';
 import type { CatalogueQuery, CatalogueReads, ReleasePage, ReleasePageRequest } from './interface.js';
 import { guarded, type Backend } from './backend.js';
+import { FilterPostings } from './filter-postings.js';
 import {
   buildReleasePageQuery,
   facetCountsQuery,
@@ -75,6 +76,9 @@ const statisticsTtlMs = 2_000;
  */
 export class CatalogueCache {
   facets: CatalogueFacets | undefined;
+  /** The filter values in memory (`FilterPostings`), once built for this generation, and the build under way. */
+  postings: FilterPostings | undefined;
+  postingsBuild: Promise<void> | undefined;
   statistics: { stats: TagStatistics; readAt: number } | undefined;
   statisticsLoad: Promise<TagStatistics> | undefined;
   private generation = 0;
@@ -91,6 +95,7 @@ export class CatalogueCache {
     }
     if (this.generationOfContents !== this.generation) {
       this.facets = undefined;
+      this.postings = undefined;
       this.generationOfContents = this.generation;
     }
     return this.generation;
@@ -105,6 +110,7 @@ export class CatalogueCache {
   clear(): void {
     this.generation++;
     this.facets = undefined;
+    this.postings = undefined;
     this.statistics = undefined;
     this.generationOfContents = this.generation;
   }
@@ -209,8 +215,15 @@ export class KyselyCatalogueReads implements CatalogueReads {
   facets(query: CatalogueQuery): Promise<Omit<Facets, 'generated_at'>> {
     return guarded(this.backend, async () => {
       const whole = await this.catalogueFacets();
-      const narrowed = releaseFilterParameters.some((name) => query.filters[name].length > 0) || query.search;
-      if (!narrowed) return { ...perFilter((name) => whole.values[name].map(facetValue)), total: whole.total };
+      const filtered = releaseFilterParameters.some((name) => query.filters[name].length > 0);
+      if (!filtered && !query.search) {
+        return { ...perFilter((name) => whole.values[name].map(facetValue)), total: whole.total };
+      }
+      const postings = query.search ? undefined : this.filterPostings();
+      if (postings) {
+        const { counts, total } = postings.facetsInContext(query.filters);
+        return { ...listFacets(query, whole, counts), total };
+      }
       return this.facetsInContext(query, whole);
     });
   }
@@ -248,6 +261,42 @@ export class KyselyCatalogueReads implements CatalogueReads {
     );
     const { first, last } = dates[0] ?? {};
     return { values, total: await this.countAll(), dates: first && last ? { first, last } : undefined };
+  }
+
+  /**
+   * The catalogue's filter values in memory for this generation, or undefined while they are read (the first
+   * call starts that, in the background; callers count in the database meanwhile).
+   */
+  private filterPostings(): FilterPostings | undefined {
+    const cache = this.cache;
+    const stamp = cache.stamp(this.backend);
+    if (stamp === undefined) return undefined;
+    if (cache.postings) return cache.postings;
+    cache.postingsBuild ??= this.readPostings()
+      .then((postings) => {
+        // Kept only if the catalogue stayed the same while it was read (asking the backend again: the read
+        // took a while, and another process may have written meanwhile).
+        if (cache.stamp(this.backend) === stamp && cache.current(stamp)) cache.postings = postings;
+      })
+      .catch(() => undefined)
+      .finally(() => (cache.postingsBuild = undefined));
+    return undefined;
+  }
+
+  /** Reads every filter value of every release, in batches, with turns for other requests in between. */
+  private async readPostings(): Promise<FilterPostings> {
+    const builder = FilterPostings.builder();
+    const nameOf = new Map(releaseFilterParameters.map((name) => [tagKinds[name] as number, name]));
+    let after: { release_id: string; kind: number; value_key: string } | undefined;
+    for (;;) {
+      const rows = await this.backend.read(postingsBatch(after).compile(this.backend.db));
+      builder.add(
+        rows.map((row) => ({ release_id: row.release_id, name: nameOf.get(row.kind)!, value_key: row.value_key })),
+      );
+      if (rows.length < postingsBatchSize) return builder.done();
+      after = rows[rows.length - 1];
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Runs `each` over the parts of `matching` (one part, unless reads hold the process and it is big). */
@@ -309,18 +358,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
       countTotal(matchingReleases(query, counts)),
       ...passes.map(({ names, except }) => countValues(names, except)),
     ]);
-    const values = perFilter((name): FacetValue[] => {
-      const display = new Map(whole.values[name].map((entry) => [entry.key, entry.value]));
-      const listed: FacetEntry[] = [...counted[name]]
-        .filter(([, count]) => count > 0)
-        .map(([key, count]) => ({ key, value: display.get(key) ?? key, count }))
-        .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      for (const key of query.filters[name]) {
-        if (!counted[name].get(key)) listed.push({ key, value: display.get(key) ?? key, count: 0 });
-      }
-      return listed.map(facetValue);
-    });
-    return { ...values, total };
+    return { ...listFacets(query, whole, counted), total };
   }
 
   private async countAll(): Promise<number> {
@@ -348,3 +386,38 @@ export class KyselyCatalogueReads implements CatalogueReads {
 }
 
 const facetValue = (entry: FacetEntry): FacetValue => ({ value: entry.value, count: entry.count });
+
+/** Rows of (release, filter value) read at once when building `FilterPostings`. */
+const postingsBatchSize = 20_000;
+
+/** A batch of filter values by release, after `after` (`release_tags_by_release` order). */
+function postingsBatch(after: { release_id: string; kind: number; value_key: string } | undefined) {
+  const from = after
+    ? sql`and (release_id, kind, value_key) > (${after.release_id}, ${after.kind}, ${after.value_key})`
+    : sql``;
+  return sql<{ release_id: string; kind: number; value_key: string }>`select release_id, kind, value_key
+    from release_tags where kind between ${Math.min(...filterKinds)} and ${Math.max(...filterKinds)} ${from}
+    order by release_id, kind, value_key limit ${postingsBatchSize}`;
+}
+
+/**
+ * The facets in context as the API lists them: each filter's values with a count, most common first, then the
+ * chosen values nothing matched (at 0), spelled as the catalogue spells them.
+ */
+function listFacets(
+  query: CatalogueQuery,
+  whole: CatalogueFacets,
+  counted: PerFilter<Map<string, number>>,
+): PerFilter<FacetValue[]> {
+  return perFilter((name): FacetValue[] => {
+    const display = new Map(whole.values[name].map((entry) => [entry.key, entry.value]));
+    const listed: FacetEntry[] = [...counted[name]]
+      .filter(([, count]) => count > 0)
+      .map(([key, count]) => ({ key, value: display.get(key) ?? key, count }))
+      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const key of query.filters[name]) {
+      if (!counted[name].get(key)) listed.push({ key, value: display.get(key) ?? key, count: 0 });
+    }
+    return listed.map(facetValue);
+  });
+}

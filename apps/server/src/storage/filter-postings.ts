@@ -1,0 +1,98 @@
+import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/contract';
+import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
+import { perFilter } from '../catalogue/filters.js';
+
+/**
+ * The filter values of a whole catalogue, in memory: for each value, the releases holding it (their ordinals,
+ * ascending). The facets in context of a query without `q` are then a few set operations over arrays, at any
+ * catalogue size, instead of an index probe per matching release (hundreds of milliseconds once a filter
+ * matches a few hundred thousand releases).
+ *
+ * About 4 bytes per (release, value) pair: 20 MB for a million releases with five values each. Built from the
+ * database for one generation of the catalogue (`catalogue-reads.ts` drops it when the catalogue changes).
+ */
+export class FilterPostings {
+  private constructor(
+    /** How many releases there are; ordinals run from 0 below it. */
+    readonly releases: number,
+    private readonly postings: PerFilter<Map<string, Uint32Array>>,
+  ) {}
+
+  /**
+   * Each filter's value counts over the releases matching the other filters, and how many match them all
+   * (SPEC §3.6), for the filters `filters` chose.
+   */
+  facetsInContext(filters: FilterKeys): { counts: PerFilter<Map<string, number>>; total: number } {
+    const chosen = perFilter((name) => (filters[name].length > 0 ? this.union(name, filters[name]) : undefined));
+    const matchingOthers = (except: ReleaseFilterParameter | undefined) => {
+      let set: Uint8Array | undefined;
+      for (const name of releaseFilterParameters) {
+        const values = chosen[name];
+        if (name === except || values === undefined) continue;
+        if (set === undefined) set = values.slice();
+        else for (let i = 0; i < set.length; i++) set[i]! &= values[i]!;
+      }
+      return set;
+    };
+    const counts = perFilter((name) => {
+      const matching = matchingOthers(name);
+      const counted = new Map<string, number>();
+      for (const [key, releases] of this.postings[name]) {
+        let count = 0;
+        if (matching === undefined) count = releases.length;
+        else for (const ordinal of releases) count += matching[ordinal]!;
+        if (count > 0) counted.set(key, count);
+      }
+      return counted;
+    });
+    const all = matchingOthers(undefined);
+    let total = this.releases;
+    if (all !== undefined) {
+      total = 0;
+      for (const member of all) total += member;
+    }
+    return { counts, total };
+  }
+
+  /** The releases holding any of `keys` of filter `name`, as one byte (0 or 1) per ordinal. */
+  private union(name: ReleaseFilterParameter, keys: readonly string[]): Uint8Array {
+    const set = new Uint8Array(this.releases);
+    for (const key of keys) for (const ordinal of this.postings[name].get(key) ?? []) set[ordinal] = 1;
+    return set;
+  }
+
+  /**
+   * Collects postings from rows of (release, filter, value) grouped by release (all of one release's rows
+   * together, in any order of releases): `add` each batch as it is read, then `done`.
+   */
+  static builder(): { add(rows: Iterable<PostingRow>): void; done(): FilterPostings } {
+    const lists = perFilter(() => new Map<string, number[]>());
+    let releases = 0;
+    let last: string | undefined;
+    return {
+      add(rows) {
+        for (const row of rows) {
+          if (row.release_id !== last) {
+            last = row.release_id;
+            releases++;
+          }
+          const values = lists[row.name];
+          let list = values.get(row.value_key);
+          if (!list) values.set(row.value_key, (list = []));
+          list.push(releases - 1);
+        }
+      },
+      done: () =>
+        new FilterPostings(
+          releases,
+          perFilter((name) => new Map([...lists[name]].map(([key, list]) => [key, Uint32Array.from(list)]))),
+        ),
+    };
+  }
+}
+
+export interface PostingRow {
+  release_id: string;
+  name: ReleaseFilterParameter;
+  value_key: string;
+}
