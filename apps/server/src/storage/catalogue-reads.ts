@@ -228,6 +228,10 @@ export class KyselyCatalogueReads implements CatalogueReads {
     });
   }
 
+  warmUp(): void {
+    this.filterPostings();
+  }
+
   /** The facets of the whole catalogue, kept for as long as it stays the same. */
   private async catalogueFacets(): Promise<CatalogueFacets> {
     const stamp = this.cache.stamp(this.backend);

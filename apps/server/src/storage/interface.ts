@@ -43,6 +43,11 @@ export interface CatalogueReads {
   getReleaseJson(id: string): Promise<string | undefined>;
   /** The facets (SPEC §3.6): of the whole catalogue, or in the context of a query. */
   facets(query: CatalogueQuery): Promise<Omit<Facets, 'generated_at'>>;
+  /**
+   * Starts reading, in the background, what answers facets in context from memory (the filter values of every
+   * release), so that the first such requests after a start do not count in the database. Never throws.
+   */
+  warmUp(): void;
   countReleases(): Promise<number>;
   /** Bumped by every catalogue write, on every instance. */
   catalogueVersion(): Promise<number>;
