@@ -20,8 +20,9 @@
 //
 // Both verify and sign cursors exactly as the real server does (HMAC, same secret, same fingerprint with the
 // search, the relevance tier as a fifth element), so cursors collected from any server work on all three.
-// Prepared statements are reused; each compiled list query is memoized per distinct request (and tier), so the
-// references pay for running SQL, not for building it (the facets excepted: ours' code compiles them each time).
+// SQLite's prepared statements are reused, as ours reuses them; PostgreSQL's are unnamed, as ours sends them. Each
+// compiled list query is memoized per distinct request (and tier), so the references pay for running SQL, not for
+// building it (the facets excepted: ours' code compiles them each time).
 //
 //   node reference-server.mjs --sql same|straightforward --db <sqlite file | postgres URL> --port N
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -64,12 +65,10 @@ let close;
 if (postgres) {
   const pg = requireFromServer('pg');
   const pool = new pg.Pool({ connectionString: database, max: 10 });
-  const names = new Map();
-  all = async (sql, parameters) => {
-    let name = names.get(sql);
-    if (!name) names.set(sql, (name = `q${names.size}`));
-    return (await pool.query({ name, text: sql, values: parameters })).rows;
-  };
+  // Unnamed statements, as ours sends them (Kysely's pg driver): planned for each execution's values. A named
+  // statement would get PostgreSQL's generic plan after its fifth execution, which for the search's queries is
+  // sometimes a hundred times faster or slower than the plan ours gets: it would measure another plan.
+  all = async (sql, parameters) => (await pool.query(sql, parameters)).rows;
   close = () => pool.end();
 } else {
   const Database = requireFromServer('better-sqlite3');
