@@ -3,6 +3,7 @@
 // each requested once per cycle in one global round robin, so no cache can hold the working set and nearly every
 // request is a first request. Collected by walking cursors on a running server: a cursor is signed with the
 // database's secret, so the same URLs are valid on every server of the run.
+import { syntheticVocabulary } from '../apps/server/dist/catalogue/synthetic.js';
 
 /**
  * Pages walked per query, by family: enough that each family (at 100,000 releases and more) is twice as many
@@ -64,31 +65,11 @@ export async function collectDistinctUrls(baseUrl, facets) {
 }
 
 // --- search (SPEC §3.6) -----------------------------------------------------------------------------------------
-// Terms from the synthetic catalogue's vocabulary (apps/server/src/catalogue/synthetic.ts): Latin title words,
+// Terms from the synthetic catalogue's vocabulary (`syntheticVocabulary`, from the built server): Latin title words,
 // Japanese title words (a fifth of titles, two words joined by の), and the artists `Producer 001`..`Producer 400`.
-export const latinWords = [
-  'melt', 'world', 'star', 'night', 'rain', 'heart', 'ghost', 'rolling', 'girl', 'sky', 'paper', 'light',
-  'echo', 'tokyo', 'summer', 'blue', 'cinder', 'sand', 'planet', 'machine', 'love', 'dream', 'glass', 'moon',
-  'sakura', 'electric', 'angel', 'clock', 'voice', 'song', 'candy', 'neon', 'circuit', 'mirror', 'flower',
-  'telecaster',
-]; // prettier-ignore
-export const japaneseWords = [
-  '初音',
-  '桜',
-  '夜',
-  '歌',
-  'ハッピー',
-  '東京',
-  '恋',
-  '星',
-  'ミク',
-  '世界',
-  '花火',
-  '夢',
-  '雨',
-  'メルト',
-];
-const producerNumbers = Array.from({ length: 400 }, (_, i) => String(i + 1).padStart(3, '0'));
+const { titleWords, japaneseWords, producers } = syntheticVocabulary;
+const latinWords = titleWords.map((word) => word.toLowerCase());
+const producerNumbers = producers.map((name) => name.split(' ')[1]);
 
 /**
  * Searches people type: whole words, a word's beginning while typing (3 letters and up, none of `producer`'s,

@@ -151,6 +151,9 @@ const japaneseWords = [
   'メルト',
 ];
 const producers = Array.from({ length: 400 }, (_, i) => `Producer ${String(i + 1).padStart(3, '0')}`);
+
+/** The words titles and artists are made of, for benchmarks that search the synthetic catalogue. */
+export const syntheticVocabulary = { titleWords: words, japaneseWords, producers } as const;
 const releaseTypes = ['single', 'single', 'single', 'single', 'ep', 'album', 'compilation'] as const;
 
 const start = Date.UTC(2007, 7, 31);
