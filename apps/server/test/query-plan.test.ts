@@ -14,6 +14,7 @@ import {
 } from '../src/storage/release-query.js';
 import { tagKinds } from '../src/storage/schema.js';
 import type { Database } from '../src/storage/schema.js';
+import { searchPlanCases } from './search-plan-cases.js';
 import { startTestServer, type TestServer } from './harness.js';
 
 let server: TestServer;
@@ -125,13 +126,7 @@ describe('query plans (SQLite EXPLAIN QUERY PLAN)', () => {
 
   describe('search (q)', () => {
     const deep = { releaseDate: '2015-01-01', id: 'rel_x' };
-    const searches = [
-      ['a common word', 'love'],
-      ['a rare word', 'telecaster'],
-      ['two words', 'neon circuit'],
-      ['a word and a producer', 'ghost 042'],
-      ['a word longer than the keys', 'electric'],
-    ] as const;
+    const searches = searchPlanCases;
 
     it.each(searches)('%s reads its own key ranges, never the date index or a whole table', (_name, q) => {
       for (const sort of ['-release_date', 'release_date'] as const) {
@@ -182,12 +177,19 @@ describe('query plans (SQLite EXPLAIN QUERY PLAN)', () => {
       const matching = matchingReleases(query, stats, tagKinds.languages);
       if (typeof matching !== 'object') throw new Error('expected a query');
       for (const steps of [
-        explain(facetCountsQuery(matching.select(), [tagKinds.languages]).compile(db)),
+        explain(facetCountsQuery(matching.select(), [tagKinds.vocaloid_banks, tagKinds.genres]).compile(db)),
         explain(matchCountQuery(matching.select({ from: '2010-01-01', to: '2015-01-01' })).compile(db)),
       ]) {
         expect(steps.join('\n')).toMatch(/SEARCH t USING PRIMARY KEY \(kind=\? AND value_key=\?/);
         expectIndexedOnly(steps);
       }
+      // The matches are the outer loop (CROSS JOIN), each one's values one range of its own index entries.
+      const counting = explain(
+        facetCountsQuery(matching.select(), [tagKinds.vocaloid_banks, tagKinds.genres]).compile(db),
+      ).join('\n');
+      expect(counting).toMatch(
+        /SCAN m[\s\S]*SEARCH f USING COVERING INDEX release_tags_by_release \(release_id=\? AND kind>\? AND kind<\?\)/,
+      );
     });
   });
 });
