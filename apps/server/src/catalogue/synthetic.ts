@@ -152,7 +152,11 @@ const japaneseWords = [
 ];
 const producers = Array.from({ length: 400 }, (_, i) => `Producer ${String(i + 1).padStart(3, '0')}`);
 
-/** The words titles and artists are made of, for benchmarks that search the synthetic catalogue. */
+/**
+ * The words titles and artists are made of, for benchmarks that search the synthetic catalogue (bench/ imports it
+ * from the built server, where knip does not look).
+ * @public
+ */
 export const syntheticVocabulary = { titleWords: words, japaneseWords, producers } as const;
 const releaseTypes = ['single', 'single', 'single', 'single', 'ep', 'album', 'compilation'] as const;
 
