@@ -102,7 +102,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       ...(options.usageFlushIntervalMs === undefined ? {} : { usageFlushIntervalMs: options.usageFlushIntervalMs }),
     });
     const sessions = new SessionService(storage.sessions, clock, config.sessions);
-    const passwords = new PasswordHasher(config.passwordHashCost);
+    const passwords = new PasswordHasher(config.passwordHashCost, (logN) => metrics.passwordHash(logN));
     const accounts = new AccountService({
       passwords,
       accounts: storage.accounts,

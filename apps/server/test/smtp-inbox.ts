@@ -26,8 +26,11 @@ export interface Inbox {
   messages: ReceivedMail[];
   /** The next mail to `to` not yet taken, waiting for it up to `timeoutMs`. */
   next(to: string, timeoutMs?: number): Promise<ReceivedMail>;
-  /** How long the server waits before accepting each message (a slow mail server). */
-  delayMs: number;
+  /**
+   * Holds every message (a mail server that does not answer) until the returned function is called: its data is
+   * read, but neither kept nor acknowledged before then.
+   */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,7 @@ export async function startInbox(): Promise<Inbox> {
   const messages: ReceivedMail[] = [];
   const taken = new Set<ReceivedMail>();
   const waiters = new Set<() => void>();
+  let held: Promise<void> = Promise.resolve();
   const inbox = {} as Inbox;
   const server = new SMTPServer({
     authOptional: true,
@@ -45,20 +49,18 @@ export async function startInbox(): Promise<Inbox> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        simpleParser(raw).then(
-          (parsed) => {
-            setTimeout(() => {
-              messages.push({
+        Promise.all([simpleParser(raw), held]).then(
+          ([parsed]) => {
+            messages.push({
                 to: session.envelope.rcptTo.map((address) => address.address),
                 from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
                 subject: parsed.subject ?? '',
                 text: parsed.text ?? '',
                 html: typeof parsed.html === 'string' ? parsed.html : '',
-                raw,
-              });
-              for (const wake of waiters) wake();
-              callback();
-            }, inbox.delayMs);
+              raw,
+            });
+            for (const wake of waiters) wake();
+            callback();
           },
           (error: Error) => callback(error),
         );
@@ -70,7 +72,11 @@ export async function startInbox(): Promise<Inbox> {
   return Object.assign(inbox, {
     url: `smtp://127.0.0.1:${port}`,
     messages,
-    delayMs: 0,
+    hold() {
+      let release = () => undefined as void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return release;
+    },
     async next(to: string, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

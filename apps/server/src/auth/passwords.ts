@@ -38,7 +38,15 @@ async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function derive(password: string, salt: Buffer, params: { logN: number; r: number; p: number }): Promise<Buffer> {
+/** Told of each derivation's cost (log2 of N): the metrics' `passwordHash`. */
+export type OnDerive = (logN: number) => void;
+
+function derive(
+  password: string,
+  salt: Buffer,
+  params: { logN: number; r: number; p: number },
+  onDerive: OnDerive,
+): Promise<Buffer> {
   const options: ScryptOptions = {
     N: 2 ** params.logN,
     r: params.r,
@@ -48,12 +56,12 @@ function derive(password: string, salt: Buffer, params: { logN: number; r: numbe
   };
   // NFKC: the same password typed on two keyboards (composed or decomposed accents) is the same password.
   const normalized = password.normalize('NFKC');
-  return withHashSlot(
-    () =>
-      new Promise((resolve, reject) =>
-        scrypt(normalized, salt, hashBytes, options, (error, key) => (error ? reject(error) : resolve(key))),
-      ),
-  );
+  return withHashSlot(() => {
+    onDerive(params.logN);
+    return new Promise((resolve, reject) =>
+      scrypt(normalized, salt, hashBytes, options, (error, key) => (error ? reject(error) : resolve(key))),
+    );
+  });
 }
 
 const storedShape = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
@@ -66,11 +74,14 @@ export class PasswordHasher {
    */
   private decoyHash: Promise<string> | undefined;
 
-  constructor(private readonly logN: number) {}
+  constructor(
+    private readonly logN: number,
+    private readonly onDerive: OnDerive = () => undefined,
+  ) {}
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(saltBytes);
-    const hash = await derive(password, salt, { logN: this.logN, r, p });
+    const hash = await derive(password, salt, { logN: this.logN, r, p }, this.onDerive);
     return `$scrypt$ln=${this.logN},r=${r},p=${p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
   }
 
@@ -83,11 +94,12 @@ export class PasswordHasher {
     if (!match) return false;
     const [, logN, rounds, parallel, salt, hash] = match as unknown as [string, string, string, string, string, string];
     const expected = Buffer.from(hash, 'base64url');
-    const actual = await derive(password, Buffer.from(salt, 'base64url'), {
-      logN: Number(logN),
-      r: Number(rounds),
-      p: Number(parallel),
-    });
+    const actual = await derive(
+      password,
+      Buffer.from(salt, 'base64url'),
+      { logN: Number(logN), r: Number(rounds), p: Number(parallel) },
+      this.onDerive,
+    );
     const same = actual.length === expected.length && timingSafeEqual(actual, expected);
     return same && stored !== null && stored !== undefined && storedShape.test(stored);
   }

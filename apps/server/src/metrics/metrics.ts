@@ -35,6 +35,11 @@ export interface Metrics {
   rateLimitRefusal(quota: RefusedQuota): void;
   /** An API key verified by the key manager. */
   keyVerification(result: KeyVerificationResult): void;
+  /**
+   * One scrypt derivation: a password hashed or checked (a decoy's included), at cost `logN` (log2 of N). The
+   * server's most expensive work per request, and the same for an unknown email as for a wrong password.
+   */
+  passwordHash(logN: number): void;
   /** One call to Unkey, retries included, as long as it took. */
   unkeyCall(operation: UnkeyOperation, outcome: UnkeyOutcome, ms: number): void;
   /** Reads the database pool's use when scraped (PostgreSQL; undefined: no pool). */
@@ -50,6 +55,7 @@ export const noMetrics: Metrics = {
   answerCacheLookup: () => undefined,
   rateLimitRefusal: () => undefined,
   keyVerification: () => undefined,
+  passwordHash: () => undefined,
   unkeyCall: () => undefined,
   watchPool: () => undefined,
   watchRateLimitStore: () => undefined,

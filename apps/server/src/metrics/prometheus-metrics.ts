@@ -87,6 +87,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly cacheMiss: Cell;
   private readonly refusals: (quota: RefusedQuota) => Cell;
   private readonly verifications: (result: KeyVerificationResult) => Cell;
+  private readonly passwordHashes: (cost: string) => Cell;
   private readonly unkeyDurations = new Histogram<'operation' | 'outcome'>({
     name: 'releases_unkey_request_duration_seconds',
     help: 'Calls to Unkey (KEY_MANAGER=unkey), retries included, by operation and outcome (ok, error, timeout).',
@@ -129,6 +130,13 @@ export class PrometheusMetrics implements Metrics {
     });
     this.verifications = verifications.by<KeyVerificationResult>('result');
     for (const result of ['valid', 'unavailable'] as const) this.verifications(result);
+
+    const passwordHashes = new CellCounter(this.registry, {
+      name: 'releases_password_hashes_total',
+      help: 'scrypt derivations (passwords hashed or checked, decoys included), by cost: log2 of N.',
+      labelNames: ['cost'],
+    });
+    this.passwordHashes = passwordHashes.by<string>('cost');
   }
 
   request(route: string | undefined, method: string, status: number, ms: number): void {
@@ -159,6 +167,10 @@ export class PrometheusMetrics implements Metrics {
 
   keyVerification(result: KeyVerificationResult): void {
     this.verifications(result).value++;
+  }
+
+  passwordHash(logN: number): void {
+    this.passwordHashes(String(logN)).value++;
   }
 
   unkeyCall(operation: UnkeyOperation, outcome: UnkeyOutcome, ms: number): void {
