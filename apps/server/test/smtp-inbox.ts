@@ -52,11 +52,11 @@ export async function startInbox(): Promise<Inbox> {
         Promise.all([simpleParser(raw), held]).then(
           ([parsed]) => {
             messages.push({
-                to: session.envelope.rcptTo.map((address) => address.address),
-                from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-                subject: parsed.subject ?? '',
-                text: parsed.text ?? '',
-                html: typeof parsed.html === 'string' ? parsed.html : '',
+              to: session.envelope.rcptTo.map((address) => address.address),
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              subject: parsed.subject ?? '',
+              text: parsed.text ?? '',
+              html: typeof parsed.html === 'string' ? parsed.html : '',
               raw,
             });
             for (const wake of waiters) wake();
