@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const services = await openServices(config, logger, { sessionSweepIntervalMs });
   await seedOnFirstRun(services, logger);
-  services.storage.catalogue.warmUp();
+  void services.storage.catalogue.warmUp();
   warmUp(services, logger);
 
   let shuttingDown = false;

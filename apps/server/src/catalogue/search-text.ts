@@ -20,7 +20,7 @@ const letterOrDigit = /[\p{L}\p{N}]/u;
 // Script extensions, so that marks shared by the scripts count (`ー`, `々`); punctuation they share (`・`, `「`)
 // is no letter, and separates.
 const cjkScript = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u;
-const isCjkLetter = (character: string) => cjkScript.test(character) && letterOrDigit.test(character);
+export const isCjkLetter = (character: string): boolean => cjkScript.test(character) && letterOrDigit.test(character);
 const combiningMark = /\p{M}/gu;
 
 export interface SearchToken {

@@ -5,6 +5,7 @@ import type { Search } from '../catalogue/search-text.js';
 import type { CatalogueQuery, CatalogueReads, ReleasePage, ReleasePageRequest } from './interface.js';
 import { guarded, type Backend } from './backend.js';
 import { FilterPostings } from './filter-postings.js';
+import { SearchPostings } from './search-postings.js';
 import {
   buildReleasePageQuery,
   facetCountsQuery,
@@ -68,6 +69,15 @@ const termKinds = Object.values(searchKinds);
 const statisticsTtlMs = 2_000;
 
 /**
+ * The catalogue's filter values and search text in memory, by release ordinal (releases in id order): what the
+ * facets in context are counted from once it is built.
+ */
+export interface CatalogueIndex {
+  filters: FilterPostings;
+  search: SearchPostings;
+}
+
+/**
  * What catalogue reads remember between requests: the facets and the planner's statistics. (Whole answers to
  * repeated requests are the answer cache's, `http/answer-cache.ts`, stamped with this generation.)
  * Everything remembered belongs to one `generation`, which moves on when this storage writes (the writes call
@@ -76,9 +86,9 @@ const statisticsTtlMs = 2_000;
  */
 export class CatalogueCache {
   facets: CatalogueFacets | undefined;
-  /** The filter values in memory (`FilterPostings`), once built for this generation, and the build under way. */
-  postings: FilterPostings | undefined;
-  postingsBuild: Promise<void> | undefined;
+  /** The catalogue in memory (`CatalogueIndex`), once built for this generation, and the build under way. */
+  index: CatalogueIndex | undefined;
+  indexBuild: Promise<void> | undefined;
   statistics: { stats: TagStatistics; readAt: number } | undefined;
   statisticsLoad: Promise<TagStatistics> | undefined;
   private generation = 0;
@@ -95,7 +105,7 @@ export class CatalogueCache {
     }
     if (this.generationOfContents !== this.generation) {
       this.facets = undefined;
-      this.postings = undefined;
+      this.index = undefined;
       this.generationOfContents = this.generation;
     }
     return this.generation;
@@ -110,7 +120,7 @@ export class CatalogueCache {
   clear(): void {
     this.generation++;
     this.facets = undefined;
-    this.postings = undefined;
+    this.index = undefined;
     this.statistics = undefined;
     this.generationOfContents = this.generation;
   }
@@ -219,17 +229,19 @@ export class KyselyCatalogueReads implements CatalogueReads {
       if (!filtered && !query.search) {
         return { ...perFilter((name) => whole.values[name].map(facetValue)), total: whole.total };
       }
-      const postings = query.search ? undefined : this.filterPostings();
-      if (postings) {
-        const { counts, total } = postings.facetsInContext(query.filters);
+      const index = this.catalogueIndex();
+      if (index) {
+        const within = query.search ? index.search.matching(query.search) : undefined;
+        const { counts, total } = index.filters.facetsInContext(query.filters, within);
         return { ...listFacets(query, whole, counts), total };
       }
       return this.facetsInContext(query, whole);
     });
   }
 
-  warmUp(): void {
-    this.filterPostings();
+  async warmUp(): Promise<void> {
+    this.catalogueIndex();
+    await this.cache.indexBuild;
   }
 
   /** The facets of the whole catalogue, kept for as long as it stays the same. */
@@ -268,39 +280,66 @@ export class KyselyCatalogueReads implements CatalogueReads {
   }
 
   /**
-   * The catalogue's filter values in memory for this generation, or undefined while they are read (the first
-   * call starts that, in the background; callers count in the database meanwhile).
+   * The catalogue in memory for this generation, or undefined while it is read (the first call starts that, in
+   * the background; callers count in the database meanwhile).
    */
-  private filterPostings(): FilterPostings | undefined {
+  private catalogueIndex(): CatalogueIndex | undefined {
     const cache = this.cache;
     const stamp = cache.stamp(this.backend);
     if (stamp === undefined) return undefined;
-    if (cache.postings) return cache.postings;
-    cache.postingsBuild ??= this.readPostings()
-      .then((postings) => {
+    if (cache.index) return cache.index;
+    cache.indexBuild ??= this.readIndex()
+      .then((index) => {
         // Kept only if the catalogue stayed the same while it was read (asking the backend again: the read
         // took a while, and another process may have written meanwhile).
-        if (cache.stamp(this.backend) === stamp && cache.current(stamp)) cache.postings = postings;
+        if (cache.stamp(this.backend) === stamp && cache.current(stamp)) cache.index = index;
       })
       .catch(() => undefined)
-      .finally(() => (cache.postingsBuild = undefined));
+      .finally(() => (cache.indexBuild = undefined));
     return undefined;
   }
 
-  /** Reads every filter value of every release, in batches, with turns for other requests in between. */
-  private async readPostings(): Promise<FilterPostings> {
-    const builder = FilterPostings.builder();
+  /**
+   * Reads every release's search text, then every filter value, in batches, with turns for other requests in
+   * between. A release's ordinal is its place in id order.
+   */
+  private async readIndex(): Promise<CatalogueIndex> {
+    const search = SearchPostings.builder();
+    // By id, for the filter values' rows (compared in the database's collation, never in JavaScript's).
+    const ordinals = new Map<string, number>();
+    for (let after: string | undefined; ;) {
+      const rows = await this.backend.read(searchTextBatch(after).compile(this.backend.db));
+      for (const row of rows) {
+        const ordinal = ordinals.size;
+        ordinals.set(row.id, ordinal);
+        search.add(ordinal, row.search_title, row.search_artist);
+      }
+      if (rows.length < indexBatchSize) break;
+      after = rows[rows.length - 1]!.id;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const filters = FilterPostings.builder();
     const nameOf = new Map(releaseFilterParameters.map((name) => [tagKinds[name] as number, name]));
-    let after: { release_id: string; kind: number; value_key: string } | undefined;
-    for (;;) {
+    const ordinalOf = (id: string) => {
+      const ordinal = ordinals.get(id);
+      // A write between the two reads: the generation moved on too, and this index is not kept.
+      if (ordinal === undefined) throw new Error('the catalogue changed while it was read');
+      return ordinal;
+    };
+    for (let after: { release_id: string; kind: number; value_key: string } | undefined; ;) {
       const rows = await this.backend.read(postingsBatch(after).compile(this.backend.db));
-      builder.add(
-        rows.map((row) => ({ release_id: row.release_id, name: nameOf.get(row.kind)!, value_key: row.value_key })),
+      filters.add(
+        rows.map((row) => ({
+          ordinal: ordinalOf(row.release_id),
+          name: nameOf.get(row.kind)!,
+          value_key: row.value_key,
+        })),
       );
-      if (rows.length < postingsBatchSize) return builder.done();
+      if (rows.length < indexBatchSize) break;
       after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
     }
+    return { filters: filters.done(ordinals.size), search: search.done(ordinals.size) };
   }
 
   /** Runs `each` over the parts of `matching` (one part, unless reads hold the process and it is big). */
@@ -391,8 +430,18 @@ export class KyselyCatalogueReads implements CatalogueReads {
 
 const facetValue = (entry: FacetEntry): FacetValue => ({ value: entry.value, count: entry.count });
 
-/** Rows of (release, filter value) read at once when building `FilterPostings`: small, since on SQLite each batch holds the process while it is read (at 1M, 20,000 made first requests after a start wait 0.7-2.5 s). */
-const postingsBatchSize = 2_000;
+/**
+ * Rows read at once when building the `CatalogueIndex`: few, since on SQLite each batch holds the process while
+ * it is read (at 1M, batches of 20,000 made first requests after a start wait 0.7-2.5 s).
+ */
+const indexBatchSize = 2_000;
+
+/** A batch of releases' search text, after release `after` (primary key order). */
+function searchTextBatch(after: string | undefined) {
+  const from = after ? sql`where id > ${after}` : sql``;
+  return sql<{ id: string; search_title: string; search_artist: string }>`select id, search_title, search_artist
+    from releases ${from} order by id limit ${indexBatchSize}`;
+}
 
 /** A batch of filter values by release, after `after` (`release_tags_by_release` order). */
 function postingsBatch(after: { release_id: string; kind: number; value_key: string } | undefined) {
@@ -401,7 +450,7 @@ function postingsBatch(after: { release_id: string; kind: number; value_key: str
     : sql``;
   return sql<{ release_id: string; kind: number; value_key: string }>`select release_id, kind, value_key
     from release_tags where kind between ${Math.min(...filterKinds)} and ${Math.max(...filterKinds)} ${from}
-    order by release_id, kind, value_key limit ${postingsBatchSize}`;
+    order by release_id, kind, value_key limit ${indexBatchSize}`;
 }
 
 /**

@@ -5,13 +5,14 @@ const none = { vocaloid_banks: [], genres: [], languages: [] };
 
 function postings(releases: Record<string, Array<[PostingRow['name'], string]>>): FilterPostings {
   const builder = FilterPostings.builder();
-  const rows = Object.entries(releases).flatMap(([id, values]) =>
-    values.map(([name, value_key]) => ({ release_id: id, name, value_key })),
+  const rows = Object.values(releases).flatMap((values, ordinal) =>
+    values.map(([name, value_key]) => ({ ordinal, name, value_key })),
   );
   // In two batches, one release's rows split between them, as the database hands them over.
   builder.add(rows.slice(0, 3));
   builder.add(rows.slice(3));
-  return builder.done();
+  // And a fourth release, holding no value at all.
+  return builder.done(Object.keys(releases).length + 1);
 }
 
 const catalogue = postings({
@@ -36,7 +37,7 @@ const catalogue = postings({
 
 describe('FilterPostings', () => {
   it('counts each filter over the others, and the releases matching all', () => {
-    expect(catalogue.releases).toBe(3);
+    expect(catalogue.releases).toBe(4);
     const { counts, total } = catalogue.facetsInContext({ ...none, genres: ['rock'], languages: ['ja'] });
     expect(total).toBe(2);
     // Banks over rock and ja: a and c. Genres over ja only: a and c. Languages over rock only: a and c.
@@ -80,6 +81,33 @@ describe('FilterPostings', () => {
       new Map([
         ['rock', 2],
         ['pop', 2],
+      ]),
+    );
+  });
+
+  it('counts among the releases a search matched only, the release without values included', () => {
+    // a, c and the fourth.
+    const within = Uint8Array.from([1, 0, 1, 1]);
+    expect(catalogue.facetsInContext(none, within)).toEqual({
+      counts: {
+        vocaloid_banks: new Map([
+          ['gumi', 1],
+          ['ia', 1],
+        ]),
+        genres: new Map([
+          ['rock', 2],
+          ['pop', 1],
+        ]),
+        languages: new Map([['ja', 2]]),
+      },
+      total: 3,
+    });
+    const { counts, total } = catalogue.facetsInContext({ ...none, genres: ['pop'] }, within);
+    expect(total).toBe(1);
+    expect(counts.genres).toEqual(
+      new Map([
+        ['rock', 2],
+        ['pop', 1],
       ]),
     );
   });

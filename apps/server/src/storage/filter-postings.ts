@@ -4,8 +4,8 @@ import { perFilter } from '../catalogue/filters.js';
 
 /**
  * The filter values of a whole catalogue, in memory: for each value, the releases holding it (their ordinals,
- * ascending). The facets in context of a query without `q` are then a few set operations over arrays, at any
- * catalogue size, instead of an index probe per matching release (hundreds of milliseconds once a filter
+ * ascending). The facets in context of a query (with `q`, over `SearchPostings`' matches) are then a few set
+ * operations over arrays, at any catalogue size, instead of an index probe per matching release (hundreds of milliseconds once a filter
  * matches a few hundred thousand releases).
  *
  * About 4 bytes per (release, value) pair: 20 MB for a million releases with five values each. Built from the
@@ -20,12 +20,13 @@ export class FilterPostings {
 
   /**
    * Each filter's value counts over the releases matching the other filters, and how many match them all
-   * (SPEC §3.6), for the filters `filters` chose.
+   * (SPEC §3.6), for the filters `filters` chose, among the releases `within` holds (one byte, 0 or 1, per
+   * ordinal: a search's matches, `SearchPostings`), or all.
    */
-  facetsInContext(filters: FilterKeys): { counts: PerFilter<Map<string, number>>; total: number } {
+  facetsInContext(filters: FilterKeys, within?: Uint8Array): { counts: PerFilter<Map<string, number>>; total: number } {
     const chosen = perFilter((name) => (filters[name].length > 0 ? this.union(name, filters[name]) : undefined));
     const matchingOthers = (except: ReleaseFilterParameter | undefined) => {
-      let set: Uint8Array | undefined;
+      let set = within?.slice();
       for (const name of releaseFilterParameters) {
         const values = chosen[name];
         if (name === except || values === undefined) continue;
@@ -62,27 +63,21 @@ export class FilterPostings {
   }
 
   /**
-   * Collects postings from rows of (release, filter, value) grouped by release (all of one release's rows
-   * together, in any order of releases): `add` each batch as it is read, then `done`.
+   * Collects postings from rows of (release ordinal, filter, value), in any order: `add` each batch as it is
+   * read, then `done` with how many releases there are (a release may hold no value at all).
    */
-  static builder(): { add(rows: Iterable<PostingRow>): void; done(): FilterPostings } {
+  static builder(): { add(rows: Iterable<PostingRow>): void; done(releases: number): FilterPostings } {
     const lists = perFilter(() => new Map<string, number[]>());
-    let releases = 0;
-    let last: string | undefined;
     return {
       add(rows) {
         for (const row of rows) {
-          if (row.release_id !== last) {
-            last = row.release_id;
-            releases++;
-          }
           const values = lists[row.name];
           let list = values.get(row.value_key);
           if (!list) values.set(row.value_key, (list = []));
-          list.push(releases - 1);
+          list.push(row.ordinal);
         }
       },
-      done: () =>
+      done: (releases) =>
         new FilterPostings(
           releases,
           perFilter((name) => new Map([...lists[name]].map(([key, list]) => [key, Uint32Array.from(list)]))),
@@ -92,7 +87,8 @@ export class FilterPostings {
 }
 
 export interface PostingRow {
-  release_id: string;
+  /** The release's place in the catalogue's order (`CatalogueIndex`), from 0. */
+  ordinal: number;
   name: ReleaseFilterParameter;
   value_key: string;
 }

@@ -44,10 +44,11 @@ export interface CatalogueReads {
   /** The facets (SPEC §3.6): of the whole catalogue, or in the context of a query. */
   facets(query: CatalogueQuery): Promise<Omit<Facets, 'generated_at'>>;
   /**
-   * Starts reading, in the background, what answers facets in context from memory (the filter values of every
-   * release), so that the first such requests after a start do not count in the database. Never throws.
+   * Starts reading, in the background, what answers facets in context from memory (every release's filter
+   * values and search text), so that the first such requests after a start do not count in the database.
+   * Settles when it is read (or could not be: then the database counts until the next try). Never rejects.
    */
-  warmUp(): void;
+  warmUp(): Promise<void>;
   countReleases(): Promise<number>;
   /** Bumped by every catalogue write, on every instance. */
   catalogueVersion(): Promise<number>;
