@@ -4,8 +4,7 @@ import { perFilter, type PerFilter } from '../catalogue/filters.js';
 import type { Search } from '../catalogue/search-text.js';
 import type { CatalogueQuery, CatalogueReads, ReleasePage, ReleasePageRequest } from './interface.js';
 import { guarded, type Backend } from './backend.js';
-import { FilterPostings } from './filter-postings.js';
-import { SearchPostings } from './search-postings.js';
+import { CatalogueIndex } from './catalogue-index.js';
 import {
   buildReleasePageQuery,
   facetCountsQuery,
@@ -69,15 +68,6 @@ const termKinds = Object.values(searchKinds);
 const statisticsTtlMs = 2_000;
 
 /**
- * The catalogue's filter values and search text in memory, by release ordinal (releases in id order): what the
- * facets in context are counted from once it is built.
- */
-export interface CatalogueIndex {
-  filters: FilterPostings;
-  search: SearchPostings;
-}
-
-/**
  * What catalogue reads remember between requests: the facets and the planner's statistics. (Whole answers to
  * repeated requests are the answer cache's, `http/answer-cache.ts`, stamped with this generation.)
  * Everything remembered belongs to one `generation`, which moves on when this storage writes (the writes call
@@ -130,6 +120,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
   constructor(
     private readonly backend: Backend,
     private readonly cache: CatalogueCache,
+    private readonly options: { index: boolean },
   ) {}
 
   private async tagStatistics(): Promise<TagStatistics> {
@@ -191,6 +182,14 @@ export class KyselyCatalogueReads implements CatalogueReads {
   }
 
   private async queryPage(request: ReleasePageRequest): Promise<ReleasePage> {
+    const narrowed = request.search || releaseFilterParameters.some((name) => request.filters[name].length > 0);
+    // The whole catalogue's pages are one index range in the database already; a query's come from memory.
+    const index = narrowed ? this.catalogueIndex() : undefined;
+    const indexed = index?.page(request);
+    if (indexed) {
+      const releaseJson = await this.documents(indexed.ids);
+      if (releaseJson) return { releaseJson, next: indexed.next };
+    }
     const counts = await this.keyCounts(request.search);
     const rows: Array<PageRow & { tier?: number }> = [];
     if (request.sort === 'relevance' && request.search) {
@@ -213,6 +212,22 @@ export class KyselyCatalogueReads implements CatalogueReads {
     };
   }
 
+  /** The documents of `ids`, in that order; undefined when one is gone (written since the index was read). */
+  private async documents(ids: string[]): Promise<string[] | undefined> {
+    if (ids.length === 0) return [];
+    const rows = await this.backend.read<{ id: string; doc: string }>(
+      this.backend.db.selectFrom('releases').select(['id', 'doc']).where('id', 'in', ids).compile(),
+    );
+    const byId = new Map(rows.map((row) => [row.id, row.doc]));
+    const docs: string[] = [];
+    for (const id of ids) {
+      const doc = byId.get(id);
+      if (doc === undefined) return undefined;
+      docs.push(doc);
+    }
+    return docs;
+  }
+
   getReleaseJson(id: string): Promise<string | undefined> {
     return guarded(this.backend, async () => {
       const rows = await this.backend.read<{ doc: string }>(
@@ -231,8 +246,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
       }
       const index = this.catalogueIndex();
       if (index) {
-        const within = query.search ? index.search.matching(query.search) : undefined;
-        const { counts, total } = index.filters.facetsInContext(query.filters, within);
+        const { counts, total } = index.facetsInContext(query);
         return { ...listFacets(query, whole, counts), total };
       }
       return this.facetsInContext(query, whole);
@@ -285,6 +299,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
    */
   private catalogueIndex(): CatalogueIndex | undefined {
     const cache = this.cache;
+    if (!this.options.index) return undefined;
     const stamp = cache.stamp(this.backend);
     if (stamp === undefined) return undefined;
     if (cache.index) return cache.index;
@@ -300,46 +315,29 @@ export class KyselyCatalogueReads implements CatalogueReads {
   }
 
   /**
-   * Reads every release's search text, then every filter value, in batches, with turns for other requests in
-   * between. A release's ordinal is its place in id order.
+   * Reads every release in page order, then every filter value, in batches, with turns for other requests in
+   * between.
    */
   private async readIndex(): Promise<CatalogueIndex> {
-    const search = SearchPostings.builder();
-    // By id, for the filter values' rows (compared in the database's collation, never in JavaScript's).
-    const ordinals = new Map<string, number>();
-    for (let after: string | undefined; ;) {
-      const rows = await this.backend.read(searchTextBatch(after).compile(this.backend.db));
-      for (const row of rows) {
-        const ordinal = ordinals.size;
-        ordinals.set(row.id, ordinal);
-        search.add(ordinal, row.search_title, row.search_artist);
-      }
+    const builder = CatalogueIndex.builder();
+    for (let after: { release_date: string; id: string } | undefined; ;) {
+      const rows = await this.backend.read(releasesBatch(after).compile(this.backend.db));
+      for (const row of rows) builder.release(row);
       if (rows.length < indexBatchSize) break;
-      after = rows[rows.length - 1]!.id;
+      after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const filters = FilterPostings.builder();
     const nameOf = new Map(releaseFilterParameters.map((name) => [tagKinds[name] as number, name]));
-    const ordinalOf = (id: string) => {
-      const ordinal = ordinals.get(id);
-      // A write between the two reads: the generation moved on too, and this index is not kept.
-      if (ordinal === undefined) throw new Error('the catalogue changed while it was read');
-      return ordinal;
-    };
     for (let after: { release_id: string; kind: number; value_key: string } | undefined; ;) {
       const rows = await this.backend.read(postingsBatch(after).compile(this.backend.db));
-      filters.add(
-        rows.map((row) => ({
-          ordinal: ordinalOf(row.release_id),
-          name: nameOf.get(row.kind)!,
-          value_key: row.value_key,
-        })),
+      builder.values(
+        rows.map((row) => ({ release_id: row.release_id, name: nameOf.get(row.kind)!, value_key: row.value_key })),
       );
       if (rows.length < indexBatchSize) break;
       after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
     }
-    return { filters: filters.done(ordinals.size), search: search.done(ordinals.size) };
+    return builder.done();
   }
 
   /** Runs `each` over the parts of `matching` (one part, unless reads hold the process and it is big). */
@@ -436,11 +434,12 @@ const facetValue = (entry: FacetEntry): FacetValue => ({ value: entry.value, cou
  */
 const indexBatchSize = 2_000;
 
-/** A batch of releases' search text, after release `after` (primary key order). */
-function searchTextBatch(after: string | undefined) {
-  const from = after ? sql`where id > ${after}` : sql``;
-  return sql<{ id: string; search_title: string; search_artist: string }>`select id, search_title, search_artist
-    from releases ${from} order by id limit ${indexBatchSize}`;
+/** A batch of releases in page order (the `releases_by_date` index), after `after`. */
+function releasesBatch(after: { release_date: string; id: string } | undefined) {
+  const from = after ? sql`where (release_date, id) > (${after.release_date}, ${after.id})` : sql``;
+  return sql<{ id: string; release_date: string; search_title: string; search_artist: string }>`
+    select id, release_date, search_title, search_artist
+    from releases ${from} order by release_date, id limit ${indexBatchSize}`;
 }
 
 /** A batch of filter values by release, after `after` (`release_tags_by_release` order). */

@@ -55,6 +55,18 @@ export class FilterPostings {
     return { counts, total };
   }
 
+  /** The releases matching every chosen filter (any of its values), one byte per ordinal; all when none is. */
+  matching(filters: FilterKeys): Uint8Array {
+    let set: Uint8Array | undefined;
+    for (const name of releaseFilterParameters) {
+      if (filters[name].length === 0) continue;
+      const values = this.union(name, filters[name]);
+      if (set === undefined) set = values;
+      else for (let i = 0; i < set.length; i++) set[i]! &= values[i]!;
+    }
+    return set ?? new Uint8Array(this.releases).fill(1);
+  }
+
   /** The releases holding any of `keys` of filter `name`, as one byte (0 or 1) per ordinal. */
   private union(name: ReleaseFilterParameter, keys: readonly string[]): Uint8Array {
     const set = new Uint8Array(this.releases);

@@ -13,23 +13,34 @@ export interface OpenStorageOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL: connections in the pool (`DATABASE_POOL_SIZE`). */
   poolSize?: number;
+  /**
+   * Whether catalogue reads keep the catalogue in memory (`CatalogueIndex`) for queries and facets in context;
+   * off, every read is the database's (tests compare the two).
+   */
+  catalogueIndex?: boolean;
 }
 
 /** Opens the database named by `DATABASE_URL` (not yet migrated): `file:...` is SQLite, `postgres://...` PostgreSQL. */
 export async function openStorage(databaseUrl: string, options: OpenStorageOptions = {}): Promise<Storage> {
-  const { timeoutMs, statementTimeoutMs, poolSize } = options;
+  const { timeoutMs, statementTimeoutMs, poolSize, catalogueIndex = true } = options;
   if (databaseUrl.startsWith('file:')) {
-    return createSqliteStorage({
-      filename: sqliteFilename(databaseUrl),
-      ...(statementTimeoutMs === undefined ? {} : { lockWaitMs: statementTimeoutMs }),
-    });
+    return createSqliteStorage(
+      {
+        filename: sqliteFilename(databaseUrl),
+        ...(statementTimeoutMs === undefined ? {} : { lockWaitMs: statementTimeoutMs }),
+      },
+      { catalogueIndex },
+    );
   }
-  return createPostgresStorage({
-    connectionString: databaseUrl,
-    ...(timeoutMs === undefined ? {} : { connectTimeoutMs: timeoutMs }),
-    ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
-    ...(poolSize === undefined ? {} : { maxConnections: poolSize }),
-  });
+  return createPostgresStorage(
+    {
+      connectionString: databaseUrl,
+      ...(timeoutMs === undefined ? {} : { connectTimeoutMs: timeoutMs }),
+      ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
+      ...(poolSize === undefined ? {} : { maxConnections: poolSize }),
+    },
+    { catalogueIndex },
+  );
 }
 
 export type { Storage } from './interface.js';

@@ -11,6 +11,11 @@ import { KyselyPasswordResetStore } from './password-reset-store.js';
 import { KyselySecretStore } from './secret-store.js';
 import { KyselySessionStore } from './session-store.js';
 
+export interface StorageOptions {
+  /** Whether catalogue reads keep the catalogue in memory (`CatalogueIndex`); default true. */
+  catalogueIndex?: boolean;
+}
+
 /** The storage of one database: each part of `Storage` from its own module, over one backend. */
 export class KyselyStorage implements Storage {
   readonly catalogue: KyselyCatalogueReads;
@@ -21,10 +26,13 @@ export class KyselyStorage implements Storage {
   readonly keys: KyselyApiKeyStore;
   readonly secrets: KyselySecretStore;
 
-  constructor(private readonly backend: Backend) {
+  constructor(
+    private readonly backend: Backend,
+    options: StorageOptions = {},
+  ) {
     // Reads cache pages and planner statistics; writes on this connection must drop them at once.
     const cache = new CatalogueCache();
-    this.catalogue = new KyselyCatalogueReads(backend, cache);
+    this.catalogue = new KyselyCatalogueReads(backend, cache, { index: options.catalogueIndex ?? true });
     this.catalogueWrites = new KyselyCatalogueWrites(backend, cache);
     this.accounts = new KyselyAccountStore(backend);
     this.sessions = new KyselySessionStore(backend);

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { catalogueTables, withIndexesBuiltAfter, type IndexDefinition } from './bulk-load.js';
 import { StorageRejectedTextError, StorageUnavailableError } from './errors.js';
 import type { PoolUse, Storage } from './interface.js';
-import { KyselyStorage, type Backend } from './kysely-storage.js';
+import { KyselyStorage, type StorageOptions, type Backend } from './kysely-storage.js';
 import type { Database, ReleaseRow, TagRow } from './schema.js';
 
 export interface PostgresOptions {
@@ -320,6 +320,6 @@ class PostgresBackend implements Backend {
   }
 }
 
-export function createPostgresStorage(options: PostgresOptions): Storage {
-  return new KyselyStorage(new PostgresBackend(options));
+export function createPostgresStorage(options: PostgresOptions, storage: StorageOptions = {}): Storage {
+  return new KyselyStorage(new PostgresBackend(options), storage);
 }

@@ -1,12 +1,17 @@
-import { isCjkLetter, type Search } from '../catalogue/search-text.js';
+import { isCjkLetter, type Search, type SearchToken } from '../catalogue/search-text.js';
+
+/** `set` becomes the releases in both `set` and `other` (one byte, 0 or 1, per ordinal). */
+export function and(set: Uint8Array, other: Uint8Array): void {
+  for (let i = 0; i < set.length; i++) set[i]! &= other[i]!;
+}
 
 /**
- * The search text of a whole catalogue, in memory, for the facets in context of a query with `q`: which
- * releases a search matches, as one byte (0 or 1) per release ordinal, in a few milliseconds at a million
- * releases, where counting the matches in the database takes seconds once a term is common.
+ * One search field (the titles, or the artists) of a whole catalogue, in memory (`CatalogueIndex`): which
+ * releases hold a search term, as one byte (0 or 1) per release ordinal, in a few milliseconds at a million
+ * releases, where the database needs seconds once a term is common and the matches must all be counted.
  *
- * It holds each distinct token once, with the releases holding it (title or artist: a term may be in either,
- * SPEC §3.6), so that it matches exactly as the database's `like` patterns do (`release-query.ts`):
+ * It holds each distinct token once, with the releases holding it, so that it matches exactly as the
+ * database's `like` patterns do (`release-query.ts`):
  * - a Latin term matches the tokens it begins: the words of a sorted list, found by binary search;
  * - a CJK term matches the CJK tokens it is part of: those holding the term's rarest character, then checked.
  * About 4 bytes per (release, distinct token) pair, plus the distinct tokens themselves.
@@ -23,19 +28,22 @@ export class SearchPostings {
     private readonly runsByCharacter: Map<string, Uint32Array>,
   ) {}
 
-  /** The releases matching every term of `search`, one byte per ordinal; a search of no terms matches none. */
+  /** The releases holding every term of `search`, one byte per ordinal; a search of no terms matches none. */
   matching(search: Search): Uint8Array {
     let matched: Uint8Array | undefined;
     for (const token of search.tokens) {
-      const set = token.cjk ? this.matchingRun(token.text) : this.matchingWord(token.text);
-      if (matched === undefined) matched = set;
-      else for (let i = 0; i < matched.length; i++) matched[i]! &= set[i]!;
+      if (matched === undefined) matched = this.holding(token);
+      else and(matched, this.holding(token));
     }
     return matched ?? new Uint8Array(this.releases);
   }
 
-  private matchingWord(term: string): Uint8Array {
-    const set = new Uint8Array(this.releases);
+  /** The releases holding `token` (added to `into` when given, else to a new set). */
+  holding(token: SearchToken, into: Uint8Array = new Uint8Array(this.releases)): Uint8Array {
+    return token.cjk ? this.matchingRun(token.text, into) : this.matchingWord(token.text, into);
+  }
+
+  private matchingWord(term: string, set: Uint8Array): Uint8Array {
     let low = 0;
     let high = this.words.length;
     while (low < high) {
@@ -49,8 +57,7 @@ export class SearchPostings {
     return set;
   }
 
-  private matchingRun(term: string): Uint8Array {
-    const set = new Uint8Array(this.releases);
+  private matchingRun(term: string, set: Uint8Array): Uint8Array {
     let rarest: Uint32Array | undefined;
     for (const character of term) {
       const runs = this.runsByCharacter.get(character);
@@ -65,24 +72,22 @@ export class SearchPostings {
   }
 
   /**
-   * Collects the search text of releases `0..releases-1`: `add` each release's stored search text (title and
-   * artist, as `searchableText` wrote them), in any order, then `done`.
+   * Collects the field of releases `0..releases-1`: `add` each release's stored search text (as
+   * `searchableText` wrote it), in any order, then `done`.
    */
-  static builder(): { add(ordinal: number, ...fields: string[]): void; done(releases: number): SearchPostings } {
+  static builder(): { add(ordinal: number, field: string): void; done(releases: number): SearchPostings } {
     const words = new Map<string, number[]>();
     const runs = new Map<string, number[]>();
     return {
-      add(ordinal, ...fields) {
-        for (const field of fields) {
-          // Stored text is its tokens, each after one space; a token is all CJK letters or none.
-          for (const token of field.split(' ')) {
-            if (token === '') continue;
-            const lists = isCjkLetter(String.fromCodePoint(token.codePointAt(0)!)) ? runs : words;
-            let list = lists.get(token);
-            if (list === undefined) lists.set(token, (list = []));
-            // A token twice in one release (in the title and the artist) is one posting.
-            if (list[list.length - 1] !== ordinal) list.push(ordinal);
-          }
+      add(ordinal, field) {
+        // Stored text is its tokens, each after one space; a token is all CJK letters or none.
+        for (const token of field.split(' ')) {
+          if (token === '') continue;
+          const lists = isCjkLetter(String.fromCodePoint(token.codePointAt(0)!)) ? runs : words;
+          let list = lists.get(token);
+          if (list === undefined) lists.set(token, (list = []));
+          // A token twice in one field is one posting.
+          if (list[list.length - 1] !== ordinal) list.push(ordinal);
         }
       },
       done(releases) {

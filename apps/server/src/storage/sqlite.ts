@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
 import { catalogueTables, withIndexesBuiltAfter, type IndexDefinition } from './bulk-load.js';
 import { StorageUnavailableError } from './errors.js';
-import { KyselyStorage, type Backend } from './kysely-storage.js';
+import { KyselyStorage, type StorageOptions, type Backend } from './kysely-storage.js';
 import type { Database, ReleaseRow, TagRow } from './schema.js';
 import type { Storage } from './interface.js';
 
@@ -312,8 +312,8 @@ class SqliteBackend implements Backend {
   }
 }
 
-export function createSqliteStorage(options: SqliteOptions): Storage {
-  return new KyselyStorage(new SqliteBackend({ lockWaitMs: 5_000, ...options }));
+export function createSqliteStorage(options: SqliteOptions, storage: StorageOptions = {}): Storage {
+  return new KyselyStorage(new SqliteBackend({ lockWaitMs: 5_000, ...options }), storage);
 }
 
 /** `file:<path>` → path; `file::memory:` → `:memory:`. */
