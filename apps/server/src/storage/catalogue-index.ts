@@ -34,8 +34,8 @@ export class CatalogueIndex {
     private readonly ids: string[],
     private readonly dates: string[],
     private readonly searchTitles: string[],
-    /** The ordinals sorted by stored search title (by UTF-16 code unit): a title prefix is one range. */
-    private readonly byTitle: Uint32Array,
+    /** Each title's first token only: the titles that may start with a search (tiers 0 and 1). */
+    private readonly titleStarts: SearchPostings,
     private readonly ordinals: Map<string, number>,
   ) {}
 
@@ -106,37 +106,27 @@ export class CatalogueIndex {
       const title = this.searchTitles[o]!;
       return title === search.text ? 0 : title.startsWith(search.text) ? 1 : 2;
     };
-    const startsWithSearch = this.titlesStartingWith(search.text);
+    // Tiers 0 and 1 only among the titles that may start with `q`: a few, where tier 2 may be most matches.
+    const mayStartWithSearch = this.titlesMayStartWith(search);
     for (let t = tier; t < tiers && found.length < fetch; t++) {
+      const within = t <= 1 ? mayStartWithSearch : undefined;
       const start = t === tier && from !== undefined ? from - 1 : this.releases - 1;
-      if (t <= 1) {
-        // The few titles starting with `q`, newest first.
-        for (const o of startsWithSearch) {
-          if (found.length >= fetch) break;
-          if (o <= start && (matches === undefined || matches[o]) && tierOf(o) === t)
-            found.push({ ordinal: o, tier: t });
-        }
-        continue;
-      }
       for (let o = start; o >= 0 && found.length < fetch; o--) {
-        if ((matches === undefined || matches[o]) && tierOf(o) === t) found.push({ ordinal: o, tier: t });
+        if ((within === undefined || within[o]) && (matches === undefined || matches[o]) && tierOf(o) === t) {
+          found.push({ ordinal: o, tier: t });
+        }
       }
     }
     return found;
   }
 
-  /** The ordinals whose stored title starts with `text`, newest first. */
-  private titlesStartingWith(text: string): Uint32Array {
-    let low = 0;
-    let high = this.byTitle.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.searchTitles[this.byTitle[middle]!]! < text) low = middle + 1;
-      else high = middle;
-    }
-    let end = low;
-    while (end < this.byTitle.length && this.searchTitles[this.byTitle[end]!]!.startsWith(text)) end++;
-    return this.byTitle.slice(low, end).sort().reverse();
+  /**
+   * The titles that may start with the search: those whose first token begins with `q`'s first (a superset,
+   * `tierOf` decides: `q=melt world` finds titles starting with `melted` too).
+   */
+  private titlesMayStartWith(search: Search): Uint8Array {
+    const first = search.text.slice(1).split(' ')[0];
+    return this.titleStarts.holding(search.tokens.find((token) => token.text === first)!);
   }
 
   /** The releases with every term in the title or the artist (SPEC §3.6). */
@@ -175,6 +165,7 @@ export class CatalogueIndex {
     const ids: string[] = [];
     const dates: string[] = [];
     const searchTitles: string[] = [];
+    const titleStarts = SearchPostings.builder();
     const ordinals = new Map<string, number>();
     return {
       release(row) {
@@ -184,6 +175,7 @@ export class CatalogueIndex {
         searchTitles.push(row.search_title);
         ordinals.set(row.id, ordinal);
         titles.add(ordinal, row.search_title);
+        titleStarts.add(ordinal, row.search_title.slice(0, row.search_title.indexOf(' ', 1) >>> 0));
         artists.add(ordinal, row.search_artist);
       },
       values(rows) {
@@ -197,11 +189,6 @@ export class CatalogueIndex {
         filters.add(postings);
       },
       done() {
-        const byTitle = Uint32Array.from(ids.keys()).sort((a, b) => {
-          const x = searchTitles[a]!;
-          const y = searchTitles[b]!;
-          return x < y ? -1 : x > y ? 1 : 0;
-        });
         return new CatalogueIndex(
           filters.done(ids.length),
           titles.done(ids.length),
@@ -209,7 +196,7 @@ export class CatalogueIndex {
           ids,
           dates,
           searchTitles,
-          byTitle,
+          titleStarts.done(ids.length),
           ordinals,
         );
       },

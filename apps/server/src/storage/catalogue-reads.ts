@@ -328,7 +328,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
       await new Promise((resolve) => setImmediate(resolve));
     }
     const nameOf = new Map(releaseFilterParameters.map((name) => [tagKinds[name] as number, name]));
-    for (let after: { release_id: string; kind: number; value_key: string } | undefined; ;) {
+    for (let after: FilterValueRow | undefined; ;) {
       const rows = await this.backend.read(postingsBatch(after).compile(this.backend.db));
       builder.values(
         rows.map((row) => ({ release_id: row.release_id, name: nameOf.get(row.kind)!, value_key: row.value_key })),
@@ -442,14 +442,25 @@ function releasesBatch(after: { release_date: string; id: string } | undefined) 
     from releases ${from} order by release_date, id limit ${indexBatchSize}`;
 }
 
-/** A batch of filter values by release, after `after` (`release_tags_by_release` order). */
-function postingsBatch(after: { release_id: string; kind: number; value_key: string } | undefined) {
+/**
+ * A batch of filter values after `after`, in the primary key's order (kind, value, date, release): one range of
+ * it, read where the last batch stopped. (By release, SQLite sorts every filter value for each batch: 430 ms a
+ * batch at a million releases.)
+ */
+function postingsBatch(after: FilterValueRow | undefined) {
+  const [first, last] = [Math.min(...filterKinds), Math.max(...filterKinds)];
   const from = after
-    ? sql`and (release_id, kind, value_key) > (${after.release_id}, ${after.kind}, ${after.value_key})`
-    : sql``;
-  return sql<{ release_id: string; kind: number; value_key: string }>`select release_id, kind, value_key
-    from release_tags where kind between ${Math.min(...filterKinds)} and ${Math.max(...filterKinds)} ${from}
-    order by release_id, kind, value_key limit ${indexBatchSize}`;
+    ? sql`(kind, value_key, release_date, release_id) > (${after.kind}, ${after.value_key}, ${after.release_date}, ${after.release_id}) and kind <= ${last}`
+    : sql`kind between ${first} and ${last}`;
+  return sql<FilterValueRow>`select kind, value_key, release_date, release_id from release_tags where ${from}
+    order by kind, value_key, release_date, release_id limit ${indexBatchSize}`;
+}
+
+interface FilterValueRow {
+  kind: number;
+  value_key: string;
+  release_date: string;
+  release_id: string;
 }
 
 /**
