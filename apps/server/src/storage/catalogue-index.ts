@@ -27,6 +27,8 @@ const tiers = 4;
  */
 export class CatalogueIndex {
   private constructor(
+    /** The catalogue's version (`catalogue_state`) it was read at. */
+    readonly version: number,
     readonly filters: FilterPostings,
     private readonly titles: SearchPostings,
     private readonly artists: SearchPostings,
@@ -154,7 +156,7 @@ export class CatalogueIndex {
    * Collects the catalogue in page order: `release` for each release (ordinals follow the calls), then `values`
    * with the filter values' rows by release id, then `done`.
    */
-  static builder(): {
+  static builder(version = 0): {
     release(row: { id: string; release_date: string; search_title: string; search_artist: string }): void;
     values(rows: Iterable<{ release_id: string; name: PostingRow['name']; value_key: string }>): void;
     done(): CatalogueIndex;
@@ -190,6 +192,7 @@ export class CatalogueIndex {
       },
       done() {
         return new CatalogueIndex(
+          version,
           filters.done(ids.length),
           titles.done(ids.length),
           artists.done(ids.length),

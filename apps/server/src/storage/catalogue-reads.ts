@@ -186,8 +186,8 @@ export class KyselyCatalogueReads implements CatalogueReads {
     // The whole catalogue's pages are one index range in the database already; a query's come from memory.
     const index = narrowed ? this.catalogueIndex() : undefined;
     const indexed = index?.page(request);
-    if (indexed) {
-      const releaseJson = await this.documents(indexed.ids);
+    if (index && indexed) {
+      const releaseJson = await this.documents(indexed.ids, index.version);
       if (releaseJson) return { releaseJson, next: indexed.next };
     }
     const counts = await this.keyCounts(request.search);
@@ -212,17 +212,28 @@ export class KyselyCatalogueReads implements CatalogueReads {
     };
   }
 
-  /** The documents of `ids`, in that order; undefined when one is gone (written since the index was read). */
-  private async documents(ids: string[]): Promise<string[] | undefined> {
-    if (ids.length === 0) return [];
-    const rows = await this.backend.read<{ id: string; doc: string }>(
-      this.backend.db.selectFrom('releases').select(['id', 'doc']).where('id', 'in', ids).compile(),
+  /**
+   * The documents of `ids`, in that order, read with the catalogue's version; undefined when that is not
+   * `version` (the index's): another process wrote since, and its version poll has not told this one yet.
+   * So a page from memory is never older than one from the database.
+   */
+  private async documents(ids: string[], version: number): Promise<string[] | undefined> {
+    const current = sql<number | string>`(select version from catalogue_state where id = 1)`;
+    const rows = await this.backend.read<{ id: string | null; doc: string | null; version: number | string }>(
+      ids.length === 0
+        ? sql`select null as id, null as doc, ${current} as version`.compile(this.backend.db)
+        : this.backend.db
+            .selectFrom('releases')
+            .select(['id', 'doc', current.as('version')])
+            .where('id', 'in', ids)
+            .compile(),
     );
+    if (rows.length === 0 || Number(rows[0]!.version) !== version) return undefined;
     const byId = new Map(rows.map((row) => [row.id, row.doc]));
     const docs: string[] = [];
     for (const id of ids) {
       const doc = byId.get(id);
-      if (doc === undefined) return undefined;
+      if (doc === undefined || doc === null) return undefined;
       docs.push(doc);
     }
     return docs;
@@ -325,7 +336,8 @@ export class KyselyCatalogueReads implements CatalogueReads {
    * between.
    */
   private async readIndex(): Promise<CatalogueIndex> {
-    const builder = CatalogueIndex.builder();
+    const version = await this.catalogueVersion();
+    const builder = CatalogueIndex.builder(version);
     for (let after: { release_date: string; id: string } | undefined; ;) {
       const rows = await this.backend.read(releasesBatch(after).compile(this.backend.db));
       for (const row of rows) builder.release(row);
@@ -343,6 +355,8 @@ export class KyselyCatalogueReads implements CatalogueReads {
       after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // A write while it was read (by this process or another): not kept.
+    if ((await this.catalogueVersion()) !== version) throw new Error('the catalogue changed while it was read');
     return builder.done();
   }
 
