@@ -108,15 +108,29 @@ export class CatalogueIndex {
       const title = this.searchTitles[o]!;
       return title === search.text ? 0 : title.startsWith(search.text) ? 1 : 2;
     };
-    // Tiers 0 and 1 only among the titles that may start with `q`: a few, where tier 2 may be most matches.
-    const mayStartWithSearch = this.titlesMayStartWith(search);
+    // Tiers 0 and 1, newest first, in one walk over the titles that may start with `q` (a few, where tier 2
+    // may be most matches); tiers 2 and 3 walk the matches from the cursor until the page is full.
+    const starting: number[][] = [[], []];
+    if (tier <= 1) {
+      const mayStartWithSearch = this.titlesMayStartWith(search);
+      if (matches !== undefined) and(mayStartWithSearch, matches);
+      for (let o = mayStartWithSearch.length - 1; o >= 0; o--) {
+        if (mayStartWithSearch[o] === 0) continue;
+        const t = tierOf(o);
+        if (t <= 1) starting[t]!.push(o);
+      }
+    }
     for (let t = tier; t < tiers && found.length < fetch; t++) {
-      const within = t <= 1 ? mayStartWithSearch : undefined;
       const start = t === tier && from !== undefined ? from - 1 : this.releases - 1;
-      for (let o = start; o >= 0 && found.length < fetch; o--) {
-        if ((within === undefined || within[o]) && (matches === undefined || matches[o]) && tierOf(o) === t) {
-          found.push({ ordinal: o, tier: t });
+      if (t <= 1) {
+        for (const o of starting[t]!) {
+          if (found.length >= fetch) break;
+          if (o <= start) found.push({ ordinal: o, tier: t });
         }
+        continue;
+      }
+      for (let o = start; o >= 0 && found.length < fetch; o--) {
+        if ((matches === undefined || matches[o]) && tierOf(o) === t) found.push({ ordinal: o, tier: t });
       }
     }
     return found;

@@ -16,12 +16,22 @@ export class FilterPostings {
     /** How many releases there are; ordinals run from 0 below it. */
     readonly releases: number,
     private readonly postings: PerFilter<Map<string, Uint32Array>>,
+    /** Every (filter, value), numbered: what `valuesOf` holds. */
+    private readonly valueNames: ReleaseFilterParameter[],
+    private readonly valueKeys: string[],
+    /** Release `o`'s values are `valuesOf[valuesFrom[o]]` to `valuesOf[valuesFrom[o + 1] - 1]`. */
+    private readonly valuesFrom: Uint32Array,
+    private readonly valuesOf: Uint32Array,
   ) {}
 
   /**
    * Each filter's value counts over the releases matching the other filters, and how many match them all
    * (SPEC §3.6), for the filters `filters` chose, among the releases `within` holds (one byte, 0 or 1, per
    * ordinal: a search's matches, `SearchPostings`), or all.
+   *
+   * The filters not chosen count over the whole query's matches in one pass, each chosen one over the rest of
+   * the query's in a pass of its own; a pass walks its matches' own values (a few per release), so a query that
+   * matches few releases costs little however common its values are.
    */
   facetsInContext(filters: FilterKeys, within?: Uint8Array): { counts: PerFilter<Map<string, number>>; total: number } {
     const chosen = perFilter((name) => (filters[name].length > 0 ? this.union(name, filters[name]) : undefined));
@@ -35,18 +45,35 @@ export class FilterPostings {
       }
       return set;
     };
-    const counts = perFilter((name) => {
-      const matching = matchingOthers(name);
-      const counted = new Map<string, number>();
-      for (const [key, releases] of this.postings[name]) {
-        let count = 0;
-        if (matching === undefined) count = releases.length;
-        else for (const ordinal of releases) count += matching[ordinal]!;
-        if (count > 0) counted.set(key, count);
-      }
-      return counted;
-    });
+    const counts = perFilter(() => new Map<string, number>());
     const all = matchingOthers(undefined);
+    const unchosen = releaseFilterParameters.filter((name) => chosen[name] === undefined);
+    const passes = [
+      { names: unchosen, set: all },
+      ...releaseFilterParameters
+        .filter((name) => chosen[name] !== undefined)
+        .map((name) => ({ names: [name], set: matchingOthers(name) })),
+    ];
+    for (const { names, set } of passes) {
+      if (names.length === 0) continue;
+      if (set === undefined) {
+        for (const name of names) {
+          for (const [key, releases] of this.postings[name]) counts[name].set(key, releases.length);
+        }
+        continue;
+      }
+      const counted = new Uint32Array(this.valueKeys.length);
+      // Locals, not fields, in the loop over every release: V8 reloads a field after each store to `counted`.
+      const { valuesFrom, valuesOf } = this;
+      for (let o = 0, n = set.length; o < n; o++) {
+        if (set[o] === 0) continue;
+        for (let k = valuesFrom[o]!, end = valuesFrom[o + 1]!; k < end; k++) counted[valuesOf[k]!]!++;
+      }
+      counted.forEach((count, value) => {
+        const name = this.valueNames[value]!;
+        if (count > 0 && names.includes(name)) counts[name].set(this.valueKeys[value]!, count);
+      });
+    }
     let total = this.releases;
     if (all !== undefined) {
       total = 0;
@@ -89,11 +116,29 @@ export class FilterPostings {
           list.push(row.ordinal);
         }
       },
-      done: (releases) =>
-        new FilterPostings(
-          releases,
-          perFilter((name) => new Map([...lists[name]].map(([key, list]) => [key, Uint32Array.from(list)]))),
-        ),
+      done(releases) {
+        const postings = perFilter(
+          (name) => new Map([...lists[name]].map(([key, list]) => [key, Uint32Array.from(list)])),
+        );
+        // Each release's values, by counting first: a prefix sum of how many each holds.
+        const valueNames: ReleaseFilterParameter[] = [];
+        const valueKeys: string[] = [];
+        const valuesFrom = new Uint32Array(releases + 1);
+        for (const name of releaseFilterParameters) {
+          for (const list of postings[name].values()) for (const ordinal of list) valuesFrom[ordinal + 1]!++;
+        }
+        for (let o = 0; o < releases; o++) valuesFrom[o + 1]! += valuesFrom[o]!;
+        const next = valuesFrom.slice(0, releases);
+        const valuesOf = new Uint32Array(valuesFrom[releases]!);
+        for (const name of releaseFilterParameters) {
+          for (const [key, list] of postings[name]) {
+            const value = valueKeys.push(key) - 1;
+            valueNames.push(name);
+            for (const ordinal of list) valuesOf[next[ordinal]!++] = value;
+          }
+        }
+        return new FilterPostings(releases, postings, valueNames, valueKeys, valuesFrom, valuesOf);
+      },
     };
   }
 }
