@@ -3,6 +3,7 @@ import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import type { Search } from '../catalogue/search-text.js';
 import { FilterPostings, type PostingRow } from './filter-postings.js';
 import type { CatalogueQuery, ReleasePageRequest, ReleasePosition } from './interface.js';
+import { ByteSets } from './byte-sets.js';
 import { and, SearchPostings } from './search-postings.js';
 
 /** A page as the index finds it: its releases' ids in page order, and where the next page starts. */
@@ -39,6 +40,8 @@ export class CatalogueIndex {
     /** Each title's first token only: the titles that may start with a search (tiers 0 and 1). */
     private readonly titleStarts: SearchPostings,
     private readonly ordinals: Map<string, number>,
+    /** The sets every query here takes, all given back at its end. */
+    private readonly sets: ByteSets,
   ) {}
 
   get releases(): number {
@@ -47,7 +50,11 @@ export class CatalogueIndex {
 
   /** Each filter's counts over the query without it, and the query's total (SPEC §3.6). */
   facetsInContext(query: CatalogueQuery): { counts: PerFilter<Map<string, number>>; total: number } {
-    return this.filters.facetsInContext(query.filters, query.search ? this.searchMatches(query.search) : undefined);
+    try {
+      return this.filters.facetsInContext(query.filters, query.search ? this.searchMatches(query.search) : undefined);
+    } finally {
+      this.sets.reset();
+    }
   }
 
   /**
@@ -55,6 +62,14 @@ export class CatalogueIndex {
    * was removed since: the database answers, by the cursor's date and id).
    */
   page(request: ReleasePageRequest): IndexedPage | undefined {
+    try {
+      return this.pageFrom(request);
+    } finally {
+      this.sets.reset();
+    }
+  }
+
+  private pageFrom(request: ReleasePageRequest): IndexedPage | undefined {
     const after = request.after;
     let from: number | undefined;
     if (after) {
@@ -153,7 +168,7 @@ export class CatalogueIndex {
       if (matched === undefined) matched = holding;
       else and(matched, holding);
     }
-    return matched ?? new Uint8Array(this.releases);
+    return matched ?? this.sets.take();
   }
 
   /** The releases matching the filters and the search; undefined when the query has neither. */
@@ -205,16 +220,18 @@ export class CatalogueIndex {
         filters.add(postings);
       },
       done() {
+        const sets = new ByteSets(ids.length);
         return new CatalogueIndex(
           version,
-          filters.done(ids.length),
-          titles.done(ids.length),
-          artists.done(ids.length),
+          filters.done(ids.length, sets),
+          titles.done(sets),
+          artists.done(sets),
           ids,
           dates,
           searchTitles,
-          titleStarts.done(ids.length),
+          titleStarts.done(sets),
           ordinals,
+          sets,
         );
       },
     };

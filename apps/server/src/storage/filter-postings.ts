@@ -1,6 +1,7 @@
 import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/contract';
 import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import { perFilter } from '../catalogue/filters.js';
+import { ByteSets } from './byte-sets.js';
 
 /**
  * The filter values of a whole catalogue, in memory: for each value, the releases holding it (their ordinals,
@@ -22,6 +23,8 @@ export class FilterPostings {
     /** Release `o`'s values are `valuesOf[valuesFrom[o]]` to `valuesOf[valuesFrom[o + 1] - 1]`. */
     private readonly valuesFrom: Uint32Array,
     private readonly valuesOf: Uint32Array,
+    /** Shared with the rest of the catalogue in memory; its caller resets it (`CatalogueIndex`). */
+    private readonly sets: ByteSets,
   ) {}
 
   /**
@@ -36,11 +39,11 @@ export class FilterPostings {
   facetsInContext(filters: FilterKeys, within?: Uint8Array): { counts: PerFilter<Map<string, number>>; total: number } {
     const chosen = perFilter((name) => (filters[name].length > 0 ? this.union(name, filters[name]) : undefined));
     const matchingOthers = (except: ReleaseFilterParameter | undefined) => {
-      let set = within?.slice();
+      let set = within && this.sets.copy(within);
       for (const name of releaseFilterParameters) {
         const values = chosen[name];
         if (name === except || values === undefined) continue;
-        if (set === undefined) set = values.slice();
+        if (set === undefined) set = this.sets.copy(values);
         else for (let i = 0; i < set.length; i++) set[i]! &= values[i]!;
       }
       return set;
@@ -91,12 +94,12 @@ export class FilterPostings {
       if (set === undefined) set = values;
       else for (let i = 0; i < set.length; i++) set[i]! &= values[i]!;
     }
-    return set ?? new Uint8Array(this.releases).fill(1);
+    return set ?? this.sets.take().fill(1);
   }
 
   /** The releases holding any of `keys` of filter `name`, as one byte (0 or 1) per ordinal. */
   private union(name: ReleaseFilterParameter, keys: readonly string[]): Uint8Array {
-    const set = new Uint8Array(this.releases);
+    const set = this.sets.take();
     for (const key of keys) for (const ordinal of this.postings[name].get(key) ?? []) set[ordinal] = 1;
     return set;
   }
@@ -105,7 +108,10 @@ export class FilterPostings {
    * Collects postings from rows of (release ordinal, filter, value), in any order: `add` each batch as it is
    * read, then `done` with how many releases there are (a release may hold no value at all).
    */
-  static builder(): { add(rows: Iterable<PostingRow>): void; done(releases: number): FilterPostings } {
+  static builder(): {
+    add(rows: Iterable<PostingRow>): void;
+    done(releases: number, sets?: ByteSets): FilterPostings;
+  } {
     const lists = perFilter(() => new Map<string, number[]>());
     return {
       add(rows) {
@@ -116,7 +122,7 @@ export class FilterPostings {
           list.push(row.ordinal);
         }
       },
-      done(releases) {
+      done(releases, sets = new ByteSets(releases)) {
         const postings = perFilter(
           (name) => new Map([...lists[name]].map(([key, list]) => [key, Uint32Array.from(list)])),
         );
@@ -137,7 +143,7 @@ export class FilterPostings {
             for (const ordinal of list) valuesOf[next[ordinal]!++] = value;
           }
         }
-        return new FilterPostings(releases, postings, valueNames, valueKeys, valuesFrom, valuesOf);
+        return new FilterPostings(releases, postings, valueNames, valueKeys, valuesFrom, valuesOf, sets);
       },
     };
   }

@@ -1,4 +1,5 @@
 import { isCjkLetter, type Search, type SearchToken } from '../catalogue/search-text.js';
+import { type ByteSets } from './byte-sets.js';
 
 /** `set` becomes the releases in both `set` and `other` (one byte, 0 or 1, per ordinal). */
 export function and(set: Uint8Array, other: Uint8Array): void {
@@ -18,7 +19,7 @@ export function and(set: Uint8Array, other: Uint8Array): void {
  */
 export class SearchPostings {
   private constructor(
-    private readonly releases: number,
+    private readonly sets: ByteSets,
     /** Latin tokens, sorted (by UTF-16 code unit, so that the words beginning with a term are adjacent). */
     private readonly words: string[],
     private readonly wordReleases: Uint32Array[],
@@ -35,11 +36,11 @@ export class SearchPostings {
       if (matched === undefined) matched = this.holding(token);
       else and(matched, this.holding(token));
     }
-    return matched ?? new Uint8Array(this.releases);
+    return matched ?? this.sets.take();
   }
 
   /** The releases holding `token` (added to `into` when given, else to a new set). */
-  holding(token: SearchToken, into: Uint8Array = new Uint8Array(this.releases)): Uint8Array {
+  holding(token: SearchToken, into: Uint8Array = this.sets.take()): Uint8Array {
     return token.cjk ? this.matchingRun(token.text, into) : this.matchingWord(token.text, into);
   }
 
@@ -75,7 +76,7 @@ export class SearchPostings {
    * Collects the field of releases `0..releases-1`: `add` each release's stored search text (as
    * `searchableText` wrote it), in any order, then `done`.
    */
-  static builder(): { add(ordinal: number, field: string): void; done(releases: number): SearchPostings } {
+  static builder(): { add(ordinal: number, field: string): void; done(sets: ByteSets): SearchPostings } {
     const words = new Map<string, number[]>();
     const runs = new Map<string, number[]>();
     return {
@@ -90,7 +91,7 @@ export class SearchPostings {
           if (list[list.length - 1] !== ordinal) list.push(ordinal);
         }
       },
-      done(releases) {
+      done(sets) {
         const sortedWords = [...words.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const runList = [...runs.keys()];
         const byCharacter = new Map<string, number[]>();
@@ -102,7 +103,7 @@ export class SearchPostings {
           }
         });
         return new SearchPostings(
-          releases,
+          sets,
           sortedWords,
           sortedWords.map((word) => Uint32Array.from(words.get(word)!)),
           runList,
