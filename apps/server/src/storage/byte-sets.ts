@@ -33,3 +33,8 @@ export class ByteSets {
     this.taken.length = 0;
   }
 }
+
+/** `set` becomes the releases in both `set` and `other`. */
+export function and(set: Uint8Array, other: Uint8Array): void {
+  for (let i = 0; i < set.length; i++) set[i]! &= other[i]!;
+}

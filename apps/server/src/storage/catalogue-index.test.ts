@@ -4,6 +4,7 @@ import { filterKeys } from '../catalogue/filters.js';
 import { parseSearch, searchableText } from '../catalogue/search-text.js';
 import { CatalogueIndex } from './catalogue-index.js';
 import type { ReleasePageRequest } from './interface.js';
+import { tagKinds } from './schema.js';
 
 interface Release {
   id: string;
@@ -41,7 +42,7 @@ function build(): CatalogueIndex {
   }
   // The filter values in another order, in two batches, as the database hands them over.
   const values = releases.flatMap((release) =>
-    release.genres.map((genre) => ({ release_id: release.id, name: 'genres' as const, value_key: genre })),
+    release.genres.map((genre) => ({ release_id: release.id, kind: tagKinds.genres, value_key: genre })),
   );
   builder.values(values.slice(0, 4));
   builder.values(values.slice(4));

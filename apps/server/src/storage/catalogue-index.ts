@@ -3,17 +3,19 @@ import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import type { Search } from '../catalogue/search-text.js';
 import { FilterPostings, type PostingRow } from './filter-postings.js';
 import type { CatalogueQuery, ReleasePageRequest, ReleasePosition } from './interface.js';
-import { ByteSets } from './byte-sets.js';
-import { and, SearchPostings } from './search-postings.js';
+import { and, ByteSets } from './byte-sets.js';
+import { relevanceTiers } from './release-query.js';
+import { tagKinds } from './schema.js';
+import { SearchPostings } from './search-postings.js';
+
+/** Each filter by its `release_tags` kind. */
+const filterOfKind = new Map<number, PostingRow['name']>(releaseFilterParameters.map((name) => [tagKinds[name], name]));
 
 /** A page as the index finds it: its releases' ids in page order, and where the next page starts. */
 export interface IndexedPage {
   ids: string[];
   next: ReleasePosition | undefined;
 }
-
-/** The relevance tiers (SPEC §3.6), best first: the title is `q`, starts with it, holds every term, the rest. */
-const tiers = 4;
 
 /**
  * The whole catalogue's filter values and search text in memory, by release ordinal: a release's place in
@@ -23,14 +25,14 @@ const tiers = 4;
  * no count over hundreds of thousands of matches. The database then reads the page's documents by primary key.
  *
  * At a million releases it holds about 160 MB: the ids, dates and titles (for pages and relevance), and the
- * postings (measured on SQLite: read in 17 s, the event loop held at most 171 ms at a time). Built from the database for one generation of the catalogue (`catalogue-reads.ts` drops it when
- * the catalogue changes).
+ * postings (measured on SQLite: read in 17 s, the event loop held at most 171 ms at a time). Built from the
+ * database for one generation of the catalogue (`catalogue-reads.ts` drops it when the catalogue changes).
  */
 export class CatalogueIndex {
   private constructor(
     /** The catalogue's version (`catalogue_state`) it was read at. */
     readonly version: number,
-    readonly filters: FilterPostings,
+    private readonly filters: FilterPostings,
     private readonly titles: SearchPostings,
     private readonly artists: SearchPostings,
     /** By ordinal: each release's id, release date and stored search title. */
@@ -135,7 +137,7 @@ export class CatalogueIndex {
         if (t <= 1) starting[t]!.push(o);
       }
     }
-    for (let t = tier; t < tiers && found.length < fetch; t++) {
+    for (let t = tier; t < relevanceTiers && found.length < fetch; t++) {
       const start = t === tier && from !== undefined ? from - 1 : this.releases - 1;
       if (t <= 1) {
         for (const o of starting[t]!) {
@@ -174,20 +176,18 @@ export class CatalogueIndex {
   /** The releases matching the filters and the search; undefined when the query has neither. */
   private matching(filters: FilterKeys, search: Search | undefined): Uint8Array | undefined {
     const matched = search ? this.searchMatches(search) : undefined;
-    const chosen = releaseFilterParameters.filter((name) => filters[name].length > 0);
-    if (chosen.length === 0) return matched;
     const filtered = this.filters.matching(filters);
-    if (matched) and(matched, filtered);
+    if (matched && filtered) and(matched, filtered);
     return matched ?? filtered;
   }
 
   /**
    * Collects the catalogue in page order: `release` for each release (ordinals follow the calls), then `values`
-   * with the filter values' rows by release id, then `done`.
+   * with the filter values' `release_tags` rows, then `done`.
    */
   static builder(version = 0): {
     release(row: { id: string; release_date: string; search_title: string; search_artist: string }): void;
-    values(rows: Iterable<{ release_id: string; name: PostingRow['name']; value_key: string }>): void;
+    values(rows: Iterable<{ release_id: string; kind: number; value_key: string }>): void;
     done(): CatalogueIndex;
   } {
     const titles = SearchPostings.builder();
@@ -215,7 +215,9 @@ export class CatalogueIndex {
           const ordinal = ordinals.get(row.release_id);
           // A write between the reads: the generation moved on too, and this index is not kept.
           if (ordinal === undefined) throw new Error('the catalogue changed while it was read');
-          postings.push({ ordinal, name: row.name, value_key: row.value_key });
+          const name = filterOfKind.get(row.kind);
+          if (name === undefined) throw new Error(`not a filter's kind: ${row.kind}`);
+          postings.push({ ordinal, name, value_key: row.value_key });
         }
         filters.add(postings);
       },

@@ -216,7 +216,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
    * So a page from memory is never older than one from the database.
    */
   private async documents(ids: string[], version: number): Promise<string[] | undefined> {
-    const current = sql<number | string>`(select version from catalogue_state where id = 1)`;
+    const current = currentVersion;
     const rows = await this.backend.read<{ id: string | null; doc: string | null; version: number | string }>(
       ids.length === 0
         ? sql`select null as id, null as doc, ${current} as version`.compile(this.backend.db)
@@ -343,12 +343,9 @@ export class KyselyCatalogueReads implements CatalogueReads {
       after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const nameOf = new Map(releaseFilterParameters.map((name) => [tagKinds[name] as number, name]));
     for (let after: FilterValueRow | undefined; ;) {
       const rows = await this.backend.read(postingsBatch(after).compile(this.backend.db));
-      builder.values(
-        rows.map((row) => ({ release_id: row.release_id, name: nameOf.get(row.kind)!, value_key: row.value_key })),
-      );
+      builder.values(rows);
       if (rows.length < indexBatchSize) break;
       after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
@@ -445,6 +442,9 @@ export class KyselyCatalogueReads implements CatalogueReads {
 }
 
 const facetValue = (entry: FacetEntry): FacetValue => ({ value: entry.value, count: entry.count });
+
+/** The catalogue's version, read in the same statement as a page's documents. */
+const currentVersion = sql<number | string>`(select version from catalogue_state where id = 1)`;
 
 /**
  * Whether a page is found in memory (`CatalogueIndex`) rather than by the database's plan. Measured at a million

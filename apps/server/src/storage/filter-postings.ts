@@ -1,13 +1,13 @@
 import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/contract';
 import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import { perFilter } from '../catalogue/filters.js';
-import { ByteSets } from './byte-sets.js';
+import { and, ByteSets } from './byte-sets.js';
 
 /**
  * The filter values of a whole catalogue, in memory: for each value, the releases holding it (their ordinals,
- * ascending). The facets in context of a query (with `q`, over `SearchPostings`' matches) are then a few set
- * operations over arrays, at any catalogue size, instead of an index probe per matching release (hundreds of milliseconds once a filter
- * matches a few hundred thousand releases).
+ * ascending), and each release's values. The facets in context of a query (with `q`, over `SearchPostings`'
+ * matches) are then a few set operations over arrays, at any catalogue size, instead of an index probe per
+ * matching release (hundreds of milliseconds once a filter matches a few hundred thousand releases).
  *
  * About 4 bytes per (release, value) pair: 20 MB for a million releases with five values each. Built from the
  * database for one generation of the catalogue (`catalogue-reads.ts` drops it when the catalogue changes).
@@ -44,7 +44,7 @@ export class FilterPostings {
         const values = chosen[name];
         if (name === except || values === undefined) continue;
         if (set === undefined) set = this.sets.copy(values);
-        else for (let i = 0; i < set.length; i++) set[i]! &= values[i]!;
+        else and(set, values);
       }
       return set;
     };
@@ -85,16 +85,16 @@ export class FilterPostings {
     return { counts, total };
   }
 
-  /** The releases matching every chosen filter (any of its values), one byte per ordinal; all when none is. */
-  matching(filters: FilterKeys): Uint8Array {
+  /** The releases matching every chosen filter (any of its values); undefined when none is chosen. */
+  matching(filters: FilterKeys): Uint8Array | undefined {
     let set: Uint8Array | undefined;
     for (const name of releaseFilterParameters) {
       if (filters[name].length === 0) continue;
       const values = this.union(name, filters[name]);
       if (set === undefined) set = values;
-      else for (let i = 0; i < set.length; i++) set[i]! &= values[i]!;
+      else and(set, values);
     }
-    return set ?? this.sets.take().fill(1);
+    return set;
   }
 
   /** The releases holding any of `keys` of filter `name`, as one byte (0 or 1) per ordinal. */

@@ -1,10 +1,5 @@
 import { isCjkLetter, type Search, type SearchToken } from '../catalogue/search-text.js';
-import { type ByteSets } from './byte-sets.js';
-
-/** `set` becomes the releases in both `set` and `other` (one byte, 0 or 1, per ordinal). */
-export function and(set: Uint8Array, other: Uint8Array): void {
-  for (let i = 0; i < set.length; i++) set[i]! &= other[i]!;
-}
+import { and, type ByteSets } from './byte-sets.js';
 
 /**
  * One search field (the titles, or the artists) of a whole catalogue, in memory (`CatalogueIndex`): which
