@@ -86,6 +86,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
   const opened = await openStorage(config.databaseUrl, {
     statementTimeoutMs: options.statementTimeoutMs ?? config.databaseStatementTimeoutMs,
     poolSize: config.databasePoolSize,
+    catalogueIndex: config.catalogueInMemory,
   });
   const storage = options.wrapStorage ? options.wrapStorage(opened) : opened;
   try {

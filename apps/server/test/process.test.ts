@@ -202,6 +202,12 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25);
   });
 
+  it('CATALOGUE_IN_MEMORY is on unless turned off', () => {
+    expect(loadConfig({}).catalogueInMemory).toBe(true);
+    expect(loadConfig({ CATALOGUE_IN_MEMORY: 'false' }).catalogueInMemory).toBe(false);
+    expect(() => loadConfig({ CATALOGUE_IN_MEMORY: 'no' })).toThrow(/CATALOGUE_IN_MEMORY: must be true or false/);
+  });
+
   it('PUBLIC_URL follows PORT unless set', () => {
     expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
     expect(loadConfig({ PORT: '4000', PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(

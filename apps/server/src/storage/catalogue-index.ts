@@ -1,9 +1,10 @@
 import { releaseFilterParameters } from '@releases/contract';
 import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import type { Search } from '../catalogue/search-text.js';
+import { and, andNot, BitSets, nextMember, previousMember } from './bit-sets.js';
 import { FilterPostings, type PostingRow } from './filter-postings.js';
 import type { CatalogueQuery, ReleasePageRequest, ReleasePosition } from './interface.js';
-import { and, ByteSets } from './byte-sets.js';
+import { PackedStrings } from './packed-strings.js';
 import { relevanceTiers } from './release-query.js';
 import { tagKinds } from './schema.js';
 import { SearchPostings } from './search-postings.js';
@@ -20,13 +21,14 @@ export interface IndexedPage {
 /**
  * The whole catalogue's filter values and search text in memory, by release ordinal: a release's place in
  * page order (release date, then id, as the database orders them). A query's matches are then a few set
- * operations over arrays of one byte per release, at any catalogue size, and a page is the next members of that
- * set from the cursor's ordinal: no index range read deep for a rare combination of common terms or values,
- * no count over hundreds of thousands of matches. The database then reads the page's documents by primary key.
+ * operations over sets of one bit per release (`bit-sets.ts`), at any catalogue size, and a page is the next
+ * members of that set from the cursor's ordinal: no index range read deep for a rare combination of common
+ * terms or values, no count over hundreds of thousands of matches. The database then reads the page's
+ * documents by primary key.
  *
- * At a million releases it holds about 160 MB: the ids, dates and titles (for pages and relevance), and the
- * postings (measured on SQLite: read in 17 s, the event loop held at most 171 ms at a time). Built from the
- * database for one generation of the catalogue (`catalogue-reads.ts` drops it when the catalogue changes).
+ * Compact, since every instance holds one: ids and search titles packed as UTF-8 (`packed-strings.ts`), dates
+ * as numbers, postings in typed arrays. Built from the database for one generation of the catalogue
+ * (`catalogue-reads.ts` drops it when the catalogue changes).
  */
 export class CatalogueIndex {
   private constructor(
@@ -35,19 +37,18 @@ export class CatalogueIndex {
     private readonly filters: FilterPostings,
     private readonly titles: SearchPostings,
     private readonly artists: SearchPostings,
-    /** By ordinal: each release's id, release date and stored search title. */
-    private readonly ids: string[],
-    private readonly dates: string[],
-    private readonly searchTitles: string[],
+    /** By ordinal: each release's id, release date (`YYYYMMDD` as a number) and stored search title. */
+    private readonly ids: PackedStrings,
+    private readonly dates: Int32Array,
+    private readonly searchTitles: PackedStrings,
     /** Each title's first token only: the titles that may start with a search (tiers 0 and 1). */
     private readonly titleStarts: SearchPostings,
-    private readonly ordinals: Map<string, number>,
     /** The sets every query here takes, all given back at its end. */
-    private readonly sets: ByteSets,
+    private readonly sets: BitSets,
   ) {}
 
   get releases(): number {
-    return this.ids.length;
+    return this.dates.length;
   }
 
   /** Each filter's counts over the query without it, and the query's total (SPEC §3.6). */
@@ -75,96 +76,99 @@ export class CatalogueIndex {
     const after = request.after;
     let from: number | undefined;
     if (after) {
-      from = this.ordinals.get(after.id);
-      if (from === undefined || this.dates[from] !== after.releaseDate) return undefined;
+      from = this.ordinalOf(after.releaseDate, after.id);
+      if (from === undefined) return undefined;
     }
     if (request.search?.tokens.length === 0) return { ids: [], next: undefined };
     const matches = this.matching(request.filters, request.search);
     const fetch = request.limit + 1;
-    let found: Array<{ ordinal: number; tier?: number }>;
-    if (request.sort === 'relevance' && request.search) {
-      found = this.relevancePage(request.search, matches, after?.tier ?? 0, from, fetch);
+    const found: Array<{ ordinal: number; tier?: number }> = [];
+    if (request.sort === 'relevance' && request.search && matches) {
+      this.relevancePage(request.search, matches, after?.tier ?? 0, from, fetch, found);
     } else if (request.sort === 'release_date') {
-      found = [];
-      for (let o = from === undefined ? 0 : from + 1; o < this.releases && found.length < fetch; o++) {
-        if (matches === undefined || matches[o]) found.push({ ordinal: o });
+      for (let o = from === undefined ? 0 : from + 1; found.length < fetch; o++) {
+        o = matches === undefined ? (o < this.releases ? o : -1) : nextMember(matches, o);
+        if (o < 0) break;
+        found.push({ ordinal: o });
       }
     } else {
-      found = [];
-      for (let o = from === undefined ? this.releases - 1 : from - 1; o >= 0 && found.length < fetch; o--) {
-        if (matches === undefined || matches[o]) found.push({ ordinal: o });
+      for (let o = from === undefined ? this.releases - 1 : from - 1; found.length < fetch; o--) {
+        o = matches === undefined ? o : previousMember(matches, o);
+        if (o < 0) break;
+        found.push({ ordinal: o });
       }
     }
     const page = found.slice(0, request.limit);
     const last = page[page.length - 1];
     return {
-      ids: page.map(({ ordinal }) => this.ids[ordinal]!),
+      ids: page.map(({ ordinal }) => this.ids.get(ordinal)),
       next:
         found.length > request.limit && last
-          ? { tier: last.tier, releaseDate: this.dates[last.ordinal]!, id: this.ids[last.ordinal]! }
+          ? { tier: last.tier, releaseDate: dateText(this.dates[last.ordinal]!), id: this.ids.get(last.ordinal) }
           : undefined,
     };
   }
 
   /**
    * Under `sort=relevance`: from tier `tier` at ordinal `from` (exclusive; undefined: the tier's start), each
-   * tier newest first, until `fetch` are found.
+   * tier newest first, until `fetch` are in `found`.
    */
   private relevancePage(
     search: Search,
-    matches: Uint8Array | undefined,
+    matches: Int32Array,
     tier: number,
     from: number | undefined,
     fetch: number,
-  ): Array<{ ordinal: number; tier: number }> {
-    const found: Array<{ ordinal: number; tier: number }> = [];
-    // Every term in the title: tiers 0 to 2 (a title starting with `q` holds every term of it).
-    const inTitle = this.titles.matching(search);
-    const tierOf = (o: number) => {
-      if (!inTitle[o]) return 3;
-      const title = this.searchTitles[o]!;
-      return title === search.text ? 0 : title.startsWith(search.text) ? 1 : 2;
-    };
-    // Tiers 0 and 1, newest first, in one walk over the titles that may start with `q` (a few, where tier 2
-    // may be most matches); tiers 2 and 3 walk the matches from the cursor until the page is full.
-    const starting: number[][] = [[], []];
-    if (tier <= 1) {
-      const mayStartWithSearch = this.titlesMayStartWith(search);
-      if (matches !== undefined) and(mayStartWithSearch, matches);
-      for (let o = mayStartWithSearch.length - 1; o >= 0; o--) {
-        if (mayStartWithSearch[o] === 0) continue;
-        const t = tierOf(o);
-        if (t <= 1) starting[t]!.push(o);
-      }
-    }
+    found: Array<{ ordinal: number; tier?: number }>,
+  ): void {
+    const text = Buffer.from(search.text);
+    const titles = this.searchTitles;
+    // Tiers 0 and 1 are among the titles whose first token may begin `q` (a few, where tier 2 may be most
+    // matches); tier 2 is every term in the title (a title starting with `q` holds every term of it, and is
+    // skipped there), tier 3 the rest.
+    let starting: Int32Array | undefined;
+    let inTitle: Int32Array | undefined;
+    const tiers: Array<() => { set: Int32Array; holds?: (o: number) => boolean }> = [
+      () => ({ set: (starting ??= this.titlesMayStartWith(search, matches)), holds: (o) => titles.equals(o, text) }),
+      () => ({
+        set: (starting ??= this.titlesMayStartWith(search, matches)),
+        holds: (o) => !titles.equals(o, text) && titles.startsWith(o, text),
+      }),
+      () => {
+        const set = this.sets.copy(matches);
+        and(set, (inTitle ??= this.titles.matching(search)));
+        return { set, holds: (o) => !titles.startsWith(o, text) };
+      },
+      () => {
+        const set = this.sets.copy(matches);
+        andNot(set, (inTitle ??= this.titles.matching(search)));
+        return { set };
+      },
+    ];
     for (let t = tier; t < relevanceTiers && found.length < fetch; t++) {
-      const start = t === tier && from !== undefined ? from - 1 : this.releases - 1;
-      if (t <= 1) {
-        for (const o of starting[t]!) {
-          if (found.length >= fetch) break;
-          if (o <= start) found.push({ ordinal: o, tier: t });
-        }
-        continue;
-      }
-      for (let o = start; o >= 0 && found.length < fetch; o--) {
-        if ((matches === undefined || matches[o]) && tierOf(o) === t) found.push({ ordinal: o, tier: t });
+      const { set, holds } = tiers[t]!();
+      for (let o = t === tier && from !== undefined ? from - 1 : this.releases - 1; found.length < fetch; o--) {
+        o = previousMember(set, o);
+        if (o < 0) break;
+        if (holds === undefined || holds(o)) found.push({ ordinal: o, tier: t });
       }
     }
-    return found;
   }
 
   /**
-   * The titles that may start with the search: those whose first token begins with `q`'s first (a superset,
-   * `tierOf` decides: `q=melt world` finds titles starting with `melted` too).
+   * Among `matches`, the titles that may start with the search: those whose first token begins with `q`'s first
+   * (a superset: `q=melt world` finds titles starting with `melted` too).
    */
-  private titlesMayStartWith(search: Search): Uint8Array {
+  private titlesMayStartWith(search: Search, matches: Int32Array): Int32Array {
     const first = search.text.slice(1).split(' ')[0];
-    return this.titleStarts.holding(search.tokens.find((token) => token.text === first)!);
+    const set = this.titleStarts.holding(search.tokens.find((token) => token.text === first)!);
+    and(set, matches);
+    return set;
   }
 
   /** The releases with every term in the title or the artist (SPEC §3.6). */
-  private searchMatches(search: Search): Uint8Array {
-    let matched: Uint8Array | undefined;
+  private searchMatches(search: Search): Int32Array {
+    let matched: Int32Array | undefined;
     for (const token of search.tokens) {
       const holding = this.artists.holding(token, this.titles.holding(token));
       if (matched === undefined) matched = holding;
@@ -174,11 +178,27 @@ export class CatalogueIndex {
   }
 
   /** The releases matching the filters and the search; undefined when the query has neither. */
-  private matching(filters: FilterKeys, search: Search | undefined): Uint8Array | undefined {
+  private matching(filters: FilterKeys, search: Search | undefined): Int32Array | undefined {
     const matched = search ? this.searchMatches(search) : undefined;
     const filtered = this.filters.matching(filters);
     if (matched && filtered) and(matched, filtered);
     return matched ?? filtered;
+  }
+
+  /** The ordinal of the release `id` of `releaseDate`, by binary search over the dates; undefined if not here. */
+  private ordinalOf(releaseDate: string, id: string): number | undefined {
+    const date = dateNumber(releaseDate);
+    const dates = this.dates;
+    let low = 0;
+    let high = dates.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (dates[middle]! < date) low = middle + 1;
+      else high = middle;
+    }
+    const idBytes = Buffer.from(id);
+    for (let o = low; o < dates.length && dates[o] === date; o++) if (this.ids.equals(o, idBytes)) return o;
+    return undefined;
   }
 
   /**
@@ -193,17 +213,18 @@ export class CatalogueIndex {
     const titles = SearchPostings.builder();
     const artists = SearchPostings.builder();
     const filters = FilterPostings.builder();
-    const ids: string[] = [];
-    const dates: string[] = [];
-    const searchTitles: string[] = [];
+    const ids = PackedStrings.builder();
+    const dates: number[] = [];
+    const searchTitles = PackedStrings.builder();
     const titleStarts = SearchPostings.builder();
+    // Only while building: the filter values' rows name their release by id.
     const ordinals = new Map<string, number>();
     return {
       release(row) {
-        const ordinal = ids.length;
-        ids.push(row.id);
-        dates.push(row.release_date);
-        searchTitles.push(row.search_title);
+        const ordinal = dates.length;
+        ids.add(row.id);
+        dates.push(dateNumber(row.release_date));
+        searchTitles.add(row.search_title);
         ordinals.set(row.id, ordinal);
         titles.add(ordinal, row.search_title);
         titleStarts.add(ordinal, row.search_title.slice(0, row.search_title.indexOf(' ', 1) >>> 0));
@@ -222,20 +243,30 @@ export class CatalogueIndex {
         filters.add(postings);
       },
       done() {
-        const sets = new ByteSets(ids.length);
+        const sets = new BitSets(dates.length);
+        ordinals.clear();
         return new CatalogueIndex(
           version,
-          filters.done(ids.length, sets),
+          filters.done(dates.length, sets),
           titles.done(sets),
           artists.done(sets),
-          ids,
-          dates,
-          searchTitles,
+          ids.done(),
+          Int32Array.from(dates),
+          searchTitles.done(),
           titleStarts.done(sets),
-          ordinals,
           sets,
         );
       },
     };
   }
+}
+
+/** `YYYY-MM-DD` as the number `YYYYMMDD` (the same order); NaN for anything else. */
+function dateNumber(date: string): number {
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) ? Number(date.slice(0, 4) + date.slice(5, 7) + date.slice(8, 10)) : NaN;
+}
+
+function dateText(date: number): string {
+  const text = String(date).padStart(8, '0');
+  return `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}`;
 }

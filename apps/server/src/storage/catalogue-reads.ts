@@ -182,7 +182,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
   }
 
   private async queryPage(request: ReleasePageRequest): Promise<ReleasePage> {
-    const index = fromMemory(request) ? this.catalogueIndex() : undefined;
+    const index = fromMemory(request, this.backend) ? this.catalogueIndex() : undefined;
     const indexed = index?.page(request);
     if (index && indexed) {
       const releaseJson = await this.documents(indexed.ids, index.version);
@@ -269,6 +269,11 @@ export class KyselyCatalogueReads implements CatalogueReads {
   }
 
   async warmUp(): Promise<void> {
+    if (!this.options.index) return;
+    // Nothing may be kept before the catalogue's version is known (on PostgreSQL, once its first poll answers).
+    for (let waited = 0; waited < 5_000 && this.cache.stamp(this.backend) === undefined; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     this.catalogueIndex();
     await this.cache.indexBuild;
   }
@@ -336,17 +341,18 @@ export class KyselyCatalogueReads implements CatalogueReads {
   private async readIndex(): Promise<CatalogueIndex> {
     const version = await this.catalogueVersion();
     const builder = CatalogueIndex.builder(version);
+    const batchSize = indexBatchSize(this.backend);
     for (let after: { release_date: string; id: string } | undefined; ;) {
-      const rows = await this.backend.read(releasesBatch(after).compile(this.backend.db));
+      const rows = await this.backend.read(releasesBatch(after, batchSize).compile(this.backend.db));
       for (const row of rows) builder.release(row);
-      if (rows.length < indexBatchSize) break;
+      if (rows.length < batchSize) break;
       after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
     }
     for (let after: FilterValueRow | undefined; ;) {
-      const rows = await this.backend.read(postingsBatch(after).compile(this.backend.db));
+      const rows = await this.backend.read(postingsBatch(after, batchSize).compile(this.backend.db));
       builder.values(rows);
-      if (rows.length < indexBatchSize) break;
+      if (rows.length < batchSize) break;
       after = rows[rows.length - 1];
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -447,33 +453,34 @@ const facetValue = (entry: FacetEntry): FacetValue => ({ value: entry.value, cou
 const currentVersion = sql<number | string>`(select version from catalogue_state where id = 1)`;
 
 /**
- * Whether a page is found in memory (`CatalogueIndex`) rather than by the database's plan. Measured at a million
- * releases on SQLite: the database walks one index range in page order and stops after a page, so one term
- * alone by relevance (3 ms each alone; 12 ms in memory, which walks every match) and filters alone (0.7 ms;
- * 7 ms) are its. But a search with more (a second term, a filter) can be common in each part and rare in
- * the whole, where it walks the rarest part's whole range (a Latin and a Japanese word: 570 ms, up to 2 s;
- * 7 ms in memory; a term and a genre, at 8 connections: p99 281 ms, 87 ms from memory), and a search by date
- * is 0.4 ms in memory (1.8 ms).
+ * Whether a page is found in memory (`CatalogueIndex`, once the catalogue is read) rather than by the database's
+ * plan. Measured at a million releases, one request at a time: in memory a page takes 0.1-1.7 ms whatever the
+ * query, documents included, where the database's plan takes 0.1 ms to seconds (a Latin and a Japanese term that
+ * never share a title: 0.3-1.7 s on SQLite, 0.7-3 s on PostgreSQL, every match of the rarer term probed). But
+ * where reads are in-process (SQLite) and the query is one index range in page order (no search, at most one
+ * filter), the database reads a page in 60-110 µs against 115-165 µs in memory (which then reads the documents
+ * by primary key): those stay with the database. On PostgreSQL every page is one round trip either way: the
+ * whole catalogue by date is the database's (0.35 against 0.58 ms), a filter memory's (0.5 against 1.0 ms).
  */
-function fromMemory(request: ReleasePageRequest): boolean {
-  const search = request.search;
-  if (search === undefined) return false;
-  const filtered = releaseFilterParameters.some((name) => request.filters[name].length > 0);
-  return search.tokens.length >= 2 || filtered || request.sort !== 'relevance';
+function fromMemory(request: ReleasePageRequest, backend: Backend): boolean {
+  if (request.search !== undefined) return true;
+  const filters = releaseFilterParameters.filter((name) => request.filters[name].length > 0).length;
+  return filters >= (backend.synchronousReads ? 2 : 1);
 }
 
 /**
- * Rows read at once when building the `CatalogueIndex`: few, since on SQLite each batch holds the process while
- * it is read (at 1M, batches of 20,000 made first requests after a start wait 0.7-2.5 s).
+ * Rows read at once when building the `CatalogueIndex`. Few where each batch holds the process while it is read
+ * (SQLite: at 1M, batches of 20,000 made first requests after a start wait 0.7-2.5 s); many where reads are a
+ * round trip that holds nothing (PostgreSQL: batches of 2,000 took 41 s at 1M, mostly round trips).
  */
-const indexBatchSize = 2_000;
+const indexBatchSize = (backend: Backend) => (backend.synchronousReads ? 2_000 : 20_000);
 
 /** A batch of releases in page order (the `releases_by_date` index), after `after`. */
-function releasesBatch(after: { release_date: string; id: string } | undefined) {
+function releasesBatch(after: { release_date: string; id: string } | undefined, size: number) {
   const from = after ? sql`where (release_date, id) > (${after.release_date}, ${after.id})` : sql``;
   return sql<{ id: string; release_date: string; search_title: string; search_artist: string }>`
     select id, release_date, search_title, search_artist
-    from releases ${from} order by release_date, id limit ${indexBatchSize}`;
+    from releases ${from} order by release_date, id limit ${size}`;
 }
 
 /**
@@ -481,13 +488,13 @@ function releasesBatch(after: { release_date: string; id: string } | undefined) 
  * it, read where the last batch stopped. (By release, SQLite sorts every filter value for each batch: 430 ms a
  * batch at a million releases.)
  */
-function postingsBatch(after: FilterValueRow | undefined) {
+function postingsBatch(after: FilterValueRow | undefined, size: number) {
   const [first, last] = [Math.min(...filterKinds), Math.max(...filterKinds)];
   const from = after
     ? sql`(kind, value_key, release_date, release_id) > (${after.kind}, ${after.value_key}, ${after.release_date}, ${after.release_id}) and kind <= ${last}`
     : sql`kind between ${first} and ${last}`;
   return sql<FilterValueRow>`select kind, value_key, release_date, release_id from release_tags where ${from}
-    order by kind, value_key, release_date, release_id limit ${indexBatchSize}`;
+    order by kind, value_key, release_date, release_id limit ${size}`;
 }
 
 interface FilterValueRow {

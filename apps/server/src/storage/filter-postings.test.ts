@@ -86,8 +86,8 @@ describe('FilterPostings', () => {
   });
 
   it('counts among the releases a search matched only, the release without values included', () => {
-    // a, c and the fourth.
-    const within = Uint8Array.from([1, 0, 1, 1]);
+    // a, c and the fourth (ordinals 0, 2 and 3).
+    const within = Int32Array.from([0b1101]);
     expect(catalogue.facetsInContext(none, within)).toEqual({
       counts: {
         vocaloid_banks: new Map([
@@ -110,5 +110,47 @@ describe('FilterPostings', () => {
         ['pop', 1],
       ]),
     );
+  });
+});
+
+describe('FilterPostings at a size where common values are sets and rare ones lists', () => {
+  // 200 releases: a value on more than 200 / 32 of them is kept as a set, the others as lists.
+  const size = 200;
+  const genresOf = (o: number) => [o % 2 === 0 ? 'common' : 'other', ...(o % 50 === 7 ? ['rare'] : [])];
+  const languageOf = (o: number) => (o % 3 === 0 ? 'ja' : 'en');
+  const builder = FilterPostings.builder();
+  // Newest first, as no database hands them over: the order of the rows must not matter.
+  for (let o = size - 1; o >= 0; o--) {
+    builder.add([
+      ...genresOf(o).map((value_key) => ({ ordinal: o, name: 'genres' as const, value_key })),
+      { ordinal: o, name: 'languages' as const, value_key: languageOf(o) },
+    ]);
+  }
+  const big = builder.done(size);
+
+  it.each([
+    [{ ...none, genres: ['rare'] }],
+    [{ ...none, genres: ['rare', 'common'] }],
+    [{ ...none, genres: ['rare'], languages: ['en'] }],
+    [{ ...none, genres: ['other'], languages: ['ja'] }],
+  ])('counts as a plain count does (%j)', (filters) => {
+    const holds = (o: number, name: 'genres' | 'languages', except?: string) =>
+      name === except ||
+      filters[name].length === 0 ||
+      (name === 'genres' ? genresOf(o) : [languageOf(o)]).some((value) => filters[name].includes(value));
+    const plain = (name: 'genres' | 'languages') => {
+      const counted = new Map<string, number>();
+      for (let o = 0; o < size; o++) {
+        if (!holds(o, 'genres', name) || !holds(o, 'languages', name)) continue;
+        for (const value of name === 'genres' ? genresOf(o) : [languageOf(o)]) {
+          counted.set(value, (counted.get(value) ?? 0) + 1);
+        }
+      }
+      return counted;
+    };
+    const { counts, total } = big.facetsInContext(filters);
+    expect(counts.genres).toEqual(plain('genres'));
+    expect(counts.languages).toEqual(plain('languages'));
+    expect(total).toBe([...Array(size).keys()].filter((o) => holds(o, 'genres') && holds(o, 'languages')).length);
   });
 });

@@ -1,42 +1,50 @@
 import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/contract';
 import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import { perFilter } from '../catalogue/filters.js';
-import { and, ByteSets } from './byte-sets.js';
+import { addAll, and, BitSets, count, countBoth, emptySet, or } from './bit-sets.js';
 
 /**
- * The filter values of a whole catalogue, in memory: for each value, the releases holding it (their ordinals,
- * ascending), and each release's values. The facets in context of a query (with `q`, over `SearchPostings`'
- * matches) are then a few set operations over arrays, at any catalogue size, instead of an index probe per
- * matching release (hundreds of milliseconds once a filter matches a few hundred thousand releases).
+ * The filter values of a whole catalogue, in memory: for each value, the releases holding it, and each
+ * release's values. The facets in context of a query (with `q`, over `SearchPostings`' matches) are then a
+ * walk over the query's matches, at any catalogue size, instead of an index probe per matching release
+ * (hundreds of milliseconds once a filter matches a few hundred thousand releases).
  *
- * About 4 bytes per (release, value) pair: 20 MB for a million releases with five values each. Built from the
- * database for one generation of the catalogue (`catalogue-reads.ts` drops it when the catalogue changes).
+ * A value's releases are a set (`bit-sets.ts`) when it is common, where the set is the smaller (a value of more
+ * than one release in 32), else a list of ordinals. Each release's values are numbers into one array: 2 bytes
+ * per (release, value) pair while the catalogue has fewer than 65,536 values. At a million releases with five
+ * values each, about 14 MB in all.
  */
 export class FilterPostings {
   private constructor(
     /** How many releases there are; ordinals run from 0 below it. */
     readonly releases: number,
-    private readonly postings: PerFilter<Map<string, Uint32Array>>,
-    /** Every (filter, value), numbered: what `valuesOf` holds. */
+    /** Each filter's values: their numbers, by key. */
+    private readonly numbers: PerFilter<Map<string, number>>,
+    /** By value number: its filter, its key, its releases (`dense[v]`: as a set, else a list), how many. */
     private readonly valueNames: ReleaseFilterParameter[],
     private readonly valueKeys: string[],
+    private readonly valueReleases: Int32Array[],
+    private readonly dense: boolean[],
+    private readonly valueCounts: Int32Array,
     /** Release `o`'s values are `valuesOf[valuesFrom[o]]` to `valuesOf[valuesFrom[o + 1] - 1]`. */
-    private readonly valuesFrom: Uint32Array,
-    private readonly valuesOf: Uint32Array,
+    private readonly valuesFrom: Int32Array,
+    private readonly valuesOf: Uint16Array | Int32Array,
     /** Shared with the rest of the catalogue in memory; its caller resets it (`CatalogueIndex`). */
-    private readonly sets: ByteSets,
+    private readonly sets: BitSets,
   ) {}
 
   /**
    * Each filter's value counts over the releases matching the other filters, and how many match them all
-   * (SPEC §3.6), for the filters `filters` chose, among the releases `within` holds (one byte, 0 or 1, per
-   * ordinal: a search's matches, `SearchPostings`), or all.
+   * (SPEC §3.6), for the filters `filters` chose, among the releases `within` holds (a search's matches,
+   * `SearchPostings`), or all.
    *
    * The filters not chosen count over the whole query's matches in one pass, each chosen one over the rest of
-   * the query's in a pass of its own; a pass walks its matches' own values (a few per release), so a query that
-   * matches few releases costs little however common its values are.
+   * the query's in a pass of its own. A pass walks its matches' own values (a few per release), or, when it
+   * matches more than half the catalogue, the other releases' values, taken from the catalogue's counts: so a
+   * pass costs at most half the catalogue's values, and a query matching few releases costs little however
+   * common its values are.
    */
-  facetsInContext(filters: FilterKeys, within?: Uint8Array): { counts: PerFilter<Map<string, number>>; total: number } {
+  facetsInContext(filters: FilterKeys, within?: Int32Array): { counts: PerFilter<Map<string, number>>; total: number } {
     const chosen = perFilter((name) => (filters[name].length > 0 ? this.union(name, filters[name]) : undefined));
     const matchingOthers = (except: ReleaseFilterParameter | undefined) => {
       let set = within && this.sets.copy(within);
@@ -59,35 +67,75 @@ export class FilterPostings {
     ];
     for (const { names, set } of passes) {
       if (names.length === 0) continue;
-      if (set === undefined) {
-        for (const name of names) {
-          for (const [key, releases] of this.postings[name]) counts[name].set(key, releases.length);
-        }
-        continue;
-      }
-      const counted = new Uint32Array(this.valueKeys.length);
-      // Locals, not fields, in the loop over every release: V8 reloads a field after each store to `counted`.
-      const { valuesFrom, valuesOf } = this;
-      for (let o = 0, n = set.length; o < n; o++) {
-        if (set[o] === 0) continue;
-        for (let k = valuesFrom[o]!, end = valuesFrom[o + 1]!; k < end; k++) counted[valuesOf[k]!]!++;
-      }
-      counted.forEach((count, value) => {
+      const counted = set === undefined ? this.valueCounts : this.countValues(set, names);
+      counted.forEach((n, value) => {
         const name = this.valueNames[value]!;
-        if (count > 0 && names.includes(name)) counts[name].set(this.valueKeys[value]!, count);
+        if (n > 0 && names.includes(name)) counts[name].set(this.valueKeys[value]!, n);
       });
     }
-    let total = this.releases;
-    if (all !== undefined) {
-      total = 0;
-      for (const member of all) total += member;
+    return { counts, total: all === undefined ? this.releases : count(all) };
+  }
+
+  /**
+   * How many releases of `set` hold each value of the filters `names`, by value number, the cheaper of two ways:
+   * walking the set's members (or the others', when it holds more than half) and their values, or intersecting
+   * the set with each value's releases (for a filter of few common values, such as languages, over many matches).
+   */
+  private countValues(set: Int32Array, names: readonly ReleaseFilterParameter[]): Int32Array {
+    const members = count(set);
+    const walked = Math.min(members, this.releases - members) * this.valuesPerRelease;
+    const intersected = names.reduce((sum, name) => sum + this.intersectionCost[name], 0);
+    const counted = new Int32Array(this.valueKeys.length);
+    if (intersected < walked) {
+      for (let value = 0; value < counted.length; value++) {
+        if (!names.includes(this.valueNames[value]!)) continue;
+        const releases = this.valueReleases[value]!;
+        if (this.dense[value]) counted[value] = countBoth(set, releases);
+        else for (const ordinal of releases) counted[value]! += (set[ordinal >>> 5]! >>> (ordinal & 31)) & 1;
+      }
+      return counted;
     }
-    return { counts, total };
+    if (members * 2 <= this.releases) return this.countMembers(set, counted);
+    this.countMembers(this.sets.complement(set), counted);
+    for (let value = 0; value < counted.length; value++) counted[value] = this.valueCounts[value]! - counted[value]!;
+    return counted;
+  }
+
+  /** How many values a release holds, on average (what walking a member costs). */
+  private get valuesPerRelease(): number {
+    return this.valuesOf.length / Math.max(1, this.releases);
+  }
+
+  /** What intersecting a filter's every value with a set costs: a word per word of a set, a step per listed release. */
+  private get intersectionCost(): PerFilter<number> {
+    return (this.intersectionCosts ??= perFilter((name) => {
+      let cost = 0;
+      for (const value of this.numbers[name].values()) {
+        cost += this.dense[value] ? this.sets.words : this.valueReleases[value]!.length;
+      }
+      return cost;
+    }));
+  }
+
+  private intersectionCosts: PerFilter<number> | undefined;
+
+  private countMembers(set: Int32Array, counted: Int32Array): Int32Array {
+    // Locals, not fields, in the loop over every member: V8 reloads a field after each store to `counted`.
+    const { valuesFrom, valuesOf } = this;
+    for (let w = 0; w < set.length; w++) {
+      let word = set[w]!;
+      while (word !== 0) {
+        const o = w * 32 + 31 - Math.clz32(word & -word);
+        word &= word - 1;
+        for (let k = valuesFrom[o]!, end = valuesFrom[o + 1]!; k < end; k++) counted[valuesOf[k]!]!++;
+      }
+    }
+    return counted;
   }
 
   /** The releases matching every chosen filter (any of its values); undefined when none is chosen. */
-  matching(filters: FilterKeys): Uint8Array | undefined {
-    let set: Uint8Array | undefined;
+  matching(filters: FilterKeys): Int32Array | undefined {
+    let set: Int32Array | undefined;
     for (const name of releaseFilterParameters) {
       if (filters[name].length === 0) continue;
       const values = this.union(name, filters[name]);
@@ -97,10 +145,15 @@ export class FilterPostings {
     return set;
   }
 
-  /** The releases holding any of `keys` of filter `name`, as one byte (0 or 1) per ordinal. */
-  private union(name: ReleaseFilterParameter, keys: readonly string[]): Uint8Array {
+  /** The releases holding any of `keys` of filter `name`. */
+  private union(name: ReleaseFilterParameter, keys: readonly string[]): Int32Array {
     const set = this.sets.take();
-    for (const key of keys) for (const ordinal of this.postings[name].get(key) ?? []) set[ordinal] = 1;
+    for (const key of keys) {
+      const value = this.numbers[name].get(key);
+      if (value === undefined) continue;
+      if (this.dense[value]) or(set, this.valueReleases[value]!);
+      else addAll(set, this.valueReleases[value]!);
+    }
     return set;
   }
 
@@ -110,7 +163,7 @@ export class FilterPostings {
    */
   static builder(): {
     add(rows: Iterable<PostingRow>): void;
-    done(releases: number, sets?: ByteSets): FilterPostings;
+    done(releases: number, sets?: BitSets): FilterPostings;
   } {
     const lists = perFilter(() => new Map<string, number[]>());
     return {
@@ -122,28 +175,54 @@ export class FilterPostings {
           list.push(row.ordinal);
         }
       },
-      done(releases, sets = new ByteSets(releases)) {
-        const postings = perFilter(
-          (name) => new Map([...lists[name]].map(([key, list]) => [key, Uint32Array.from(list)])),
-        );
-        // Each release's values, by counting first: a prefix sum of how many each holds.
+      done(releases, sets = new BitSets(releases)) {
+        const numbers = perFilter(() => new Map<string, number>());
         const valueNames: ReleaseFilterParameter[] = [];
         const valueKeys: string[] = [];
-        const valuesFrom = new Uint32Array(releases + 1);
+        const valueReleases: Int32Array[] = [];
+        const dense: boolean[] = [];
+        const counts: number[] = [];
+        // Each release's values, by counting first: a prefix sum of how many each holds.
+        const valuesFrom = new Int32Array(releases + 1);
         for (const name of releaseFilterParameters) {
-          for (const list of postings[name].values()) for (const ordinal of list) valuesFrom[ordinal + 1]!++;
+          for (const [key, list] of lists[name]) {
+            numbers[name].set(key, valueKeys.push(key) - 1);
+            valueNames.push(name);
+            counts.push(list.length);
+            for (const ordinal of list) valuesFrom[ordinal + 1]!++;
+            if (list.length * 32 > releases) {
+              const set = emptySet(releases);
+              addAll(set, Int32Array.from(list));
+              valueReleases.push(set);
+              dense.push(true);
+            } else {
+              valueReleases.push(Int32Array.from(list).sort());
+              dense.push(false);
+            }
+          }
         }
         for (let o = 0; o < releases; o++) valuesFrom[o + 1]! += valuesFrom[o]!;
         const next = valuesFrom.slice(0, releases);
-        const valuesOf = new Uint32Array(valuesFrom[releases]!);
+        const valuesOf =
+          valueKeys.length <= 0x10000 ? new Uint16Array(valuesFrom[releases]!) : new Int32Array(valuesFrom[releases]!);
         for (const name of releaseFilterParameters) {
-          for (const [key, list] of postings[name]) {
-            const value = valueKeys.push(key) - 1;
-            valueNames.push(name);
+          for (const [key, list] of lists[name]) {
+            const value = numbers[name].get(key)!;
             for (const ordinal of list) valuesOf[next[ordinal]!++] = value;
           }
         }
-        return new FilterPostings(releases, postings, valueNames, valueKeys, valuesFrom, valuesOf, sets);
+        return new FilterPostings(
+          releases,
+          numbers,
+          valueNames,
+          valueKeys,
+          valueReleases,
+          dense,
+          Int32Array.from(counts),
+          valuesFrom,
+          valuesOf,
+          sets,
+        );
       },
     };
   }

@@ -14,8 +14,8 @@ export interface OpenStorageOptions {
   /** PostgreSQL: connections in the pool (`DATABASE_POOL_SIZE`). */
   poolSize?: number;
   /**
-   * Whether catalogue reads keep the catalogue in memory (`CatalogueIndex`) for queries and facets in context;
-   * off, every read is the database's (tests compare the two).
+   * Whether catalogue reads keep the catalogue in memory (`CatalogueIndex`) for queries and facets in context
+   * (`CATALOGUE_IN_MEMORY`); off, every read is the database's (tests compare the two).
    */
   catalogueIndex?: boolean;
 }

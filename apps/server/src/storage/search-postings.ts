@@ -1,32 +1,43 @@
 import { isCjkLetter, type Search, type SearchToken } from '../catalogue/search-text.js';
-import { and, type ByteSets } from './byte-sets.js';
+import { addAll, and, concatenated, emptySet, or, type BitSets } from './bit-sets.js';
+
+/** How many common terms' sets each field keeps (125 KB each at a million releases). */
+const commonSetsKept = 16;
 
 /**
  * One search field (the titles, or the artists) of a whole catalogue, in memory (`CatalogueIndex`): which
- * releases hold a search term, as one byte (0 or 1) per release ordinal, in a few milliseconds at a million
- * releases, where the database needs seconds once a term is common and the matches must all be counted.
+ * releases hold a search term, as a set of release ordinals (`bit-sets.ts`), in well under a millisecond for
+ * most terms at a million releases, where the database needs seconds once a term is common and the matches
+ * must all be counted.
  *
  * It holds each distinct token once, with the releases holding it, so that it matches exactly as the
  * database's `like` patterns do (`release-query.ts`):
- * - a Latin term matches the tokens it begins: the words of a sorted list, found by binary search;
+ * - a Latin term matches the tokens it begins: a range of the sorted words, found by binary search, whose
+ *   postings are one range of one array (they are stored in the words' order);
  * - a CJK term matches the CJK tokens it is part of: those holding the term's rarest character, then checked.
- * About 4 bytes per (release, distinct token) pair, plus the distinct tokens themselves.
+ * 4 bytes per (release, distinct token) pair, plus the distinct tokens themselves.
  */
 export class SearchPostings {
   private constructor(
-    private readonly sets: ByteSets,
+    private readonly sets: BitSets,
     /** Latin tokens, sorted (by UTF-16 code unit, so that the words beginning with a term are adjacent). */
     private readonly words: string[],
-    private readonly wordReleases: Uint32Array[],
+    /** Word `i`'s releases are `wordPostings[wordFrom[i]..wordFrom[i + 1])`. */
+    private readonly wordFrom: Int32Array,
+    private readonly wordPostings: Int32Array,
     private readonly runs: string[],
-    private readonly runReleases: Uint32Array[],
+    private readonly runFrom: Int32Array,
+    private readonly runPostings: Int32Array,
     /** For each CJK character, the runs (indexes into `runs`) that hold it. */
-    private readonly runsByCharacter: Map<string, Uint32Array>,
+    private readonly runsByCharacter: Map<string, Int32Array>,
   ) {}
 
-  /** The releases holding every term of `search`, one byte per ordinal; a search of no terms matches none. */
-  matching(search: Search): Uint8Array {
-    let matched: Uint8Array | undefined;
+  /** Sets of common terms (`holding`), least recently used first. */
+  private readonly common = new Map<string, Int32Array>();
+
+  /** The releases holding every term of `search`; a search of no terms matches none. */
+  matching(search: Search): Int32Array {
+    let matched: Int32Array | undefined;
     for (const token of search.tokens) {
       if (matched === undefined) matched = this.holding(token);
       else and(matched, this.holding(token));
@@ -35,43 +46,71 @@ export class SearchPostings {
   }
 
   /** The releases holding `token` (added to `into` when given, else to a new set). */
-  holding(token: SearchToken, into: Uint8Array = this.sets.take()): Uint8Array {
-    return token.cjk ? this.matchingRun(token.text, into) : this.matchingWord(token.text, into);
+  holding(token: SearchToken, into: Int32Array = this.sets.take()): Int32Array {
+    const ranges = token.cjk ? this.runRanges(token.text) : this.wordRanges(token.text);
+    let postings = 0;
+    for (let i = 0; i < ranges.length; i += 2) postings += ranges[i + 1]! - ranges[i]!;
+    // A common term's set is kept: adding its postings one by one (a million, for a word in every artist's
+    // name) costs about a millisecond each time, uniting its set 31,250 words.
+    if (postings > this.sets.words * 2) {
+      or(into, this.commonSet(`${token.cjk ? 'c' : 'l'}${token.text}`, ranges, token.cjk));
+      return into;
+    }
+    const all = token.cjk ? this.runPostings : this.wordPostings;
+    for (let i = 0; i < ranges.length; i += 2) addAll(into, all, ranges[i], ranges[i + 1]);
+    return into;
   }
 
-  private matchingWord(term: string, set: Uint8Array): Uint8Array {
+  private commonSet(key: string, ranges: number[], cjk: boolean): Int32Array {
+    let set = this.common.get(key);
+    if (set !== undefined) {
+      // Most recently used last, so the first is the one to evict.
+      this.common.delete(key);
+    } else {
+      set = emptySet(this.sets.size);
+      const all = cjk ? this.runPostings : this.wordPostings;
+      for (let i = 0; i < ranges.length; i += 2) addAll(set, all, ranges[i], ranges[i + 1]);
+      if (this.common.size >= commonSetsKept) this.common.delete(this.common.keys().next().value!);
+    }
+    this.common.set(key, set);
+    return set;
+  }
+
+  /** Where the postings of the words `term` begins are (one range: the words are sorted, postings in their order). */
+  private wordRanges(term: string): number[] {
+    const words = this.words;
     let low = 0;
-    let high = this.words.length;
+    let high = words.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.words[middle]! < term) low = middle + 1;
+      if (words[middle]! < term) low = middle + 1;
       else high = middle;
     }
-    for (let i = low; i < this.words.length && this.words[i]!.startsWith(term); i++) {
-      for (const ordinal of this.wordReleases[i]!) set[ordinal] = 1;
-    }
-    return set;
+    let end = low;
+    while (end < words.length && words[end]!.startsWith(term)) end++;
+    return [this.wordFrom[low]!, this.wordFrom[end]!];
   }
 
-  private matchingRun(term: string, set: Uint8Array): Uint8Array {
-    let rarest: Uint32Array | undefined;
+  /** Where the postings of the CJK runs holding `term` are: a range per run. */
+  private runRanges(term: string): number[] {
+    let rarest: Int32Array | undefined;
     for (const character of term) {
       const runs = this.runsByCharacter.get(character);
-      if (runs === undefined) return set;
+      if (runs === undefined) return [];
       if (rarest === undefined || runs.length < rarest.length) rarest = runs;
     }
+    const ranges: number[] = [];
     for (const run of rarest ?? []) {
-      if (!this.runs[run]!.includes(term)) continue;
-      for (const ordinal of this.runReleases[run]!) set[ordinal] = 1;
+      if (this.runs[run]!.includes(term)) ranges.push(this.runFrom[run]!, this.runFrom[run + 1]!);
     }
-    return set;
+    return ranges;
   }
 
   /**
    * Collects the field of releases `0..releases-1`: `add` each release's stored search text (as
    * `searchableText` wrote it), in any order, then `done`.
    */
-  static builder(): { add(ordinal: number, field: string): void; done(sets: ByteSets): SearchPostings } {
+  static builder(): { add(ordinal: number, field: string): void; done(sets: BitSets): SearchPostings } {
     const words = new Map<string, number[]>();
     const runs = new Map<string, number[]>();
     return {
@@ -97,13 +136,17 @@ export class SearchPostings {
             list.push(index);
           }
         });
+        const wordPostings = concatenated(sortedWords.map((word) => words.get(word)!));
+        const runPostings = concatenated(runList.map((run) => runs.get(run)!));
         return new SearchPostings(
           sets,
           sortedWords,
-          sortedWords.map((word) => Uint32Array.from(words.get(word)!)),
+          wordPostings.from,
+          wordPostings.all,
           runList,
-          runList.map((run) => Uint32Array.from(runs.get(run)!)),
-          new Map([...byCharacter].map(([character, list]) => [character, Uint32Array.from(list)])),
+          runPostings.from,
+          runPostings.all,
+          new Map([...byCharacter].map(([character, list]) => [character, Int32Array.from(list)])),
         );
       },
     };
