@@ -138,6 +138,21 @@ describe('CatalogueIndex', () => {
     );
   });
 
+  it('counts facets of a search of no terms as nothing, after the whole catalogue was counted', () => {
+    const query = (q?: string) => ({
+      filters: filterKeys(noFilters),
+      search: q === undefined ? undefined : parseSearch(q),
+    });
+    expect(index.facetsInContext(query()).total).toBe(releases.length);
+    expect(index.facetsInContext(query('!!!'))).toEqual({
+      counts: { vocaloid_banks: new Map(), genres: new Map(), languages: new Map() },
+      total: 0,
+    });
+    // And the kept passes answer again as they did the first time.
+    expect(index.facetsInContext(query('melt')).total).toBe(5);
+    expect(index.facetsInContext(query('melt')).total).toBe(5);
+  });
+
   it('leaves a cursor whose release is not here to the database', () => {
     const request: ReleasePageRequest = {
       filters: filterKeys(noFilters),

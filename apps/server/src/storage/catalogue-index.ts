@@ -54,7 +54,12 @@ export class CatalogueIndex {
   /** Each filter's counts over the query without it, and the query's total (SPEC §3.6). */
   facetsInContext(query: CatalogueQuery): { counts: PerFilter<Map<string, number>>; total: number } {
     try {
-      return this.filters.facetsInContext(query.filters, query.search ? this.searchMatches(query.search) : undefined);
+      const search = query.search;
+      return this.filters.facetsInContext(
+        query.filters,
+        // `q=!!!` has no terms and no text, and matches nothing: its key must not be the catalogue's ('').
+        search && { key: `q${search.text}`, matches: () => this.searchMatches(search) },
+      );
     } finally {
       this.sets.reset();
     }

@@ -88,7 +88,7 @@ describe('FilterPostings', () => {
   it('counts among the releases a search matched only, the release without values included', () => {
     // a, c and the fourth (ordinals 0, 2 and 3).
     const within = Int32Array.from([0b1101]);
-    expect(catalogue.facetsInContext(none, within)).toEqual({
+    expect(catalogue.facetsInContext(none, { key: 'a c 4', matches: () => within })).toEqual({
       counts: {
         vocaloid_banks: new Map([
           ['gumi', 1],
@@ -102,7 +102,10 @@ describe('FilterPostings', () => {
       },
       total: 3,
     });
-    const { counts, total } = catalogue.facetsInContext({ ...none, genres: ['pop'] }, within);
+    const { counts, total } = catalogue.facetsInContext(
+      { ...none, genres: ['pop'] },
+      { key: 'a c 4', matches: () => within },
+    );
     expect(total).toBe(1);
     expect(counts.genres).toEqual(
       new Map([

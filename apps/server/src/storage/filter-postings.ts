@@ -35,46 +35,76 @@ export class FilterPostings {
 
   /**
    * Each filter's value counts over the releases matching the other filters, and how many match them all
-   * (SPEC §3.6), for the filters `filters` chose, among the releases `within` holds (a search's matches,
-   * `SearchPostings`), or all.
+   * (SPEC §3.6), for the filters `filters` chose, among the releases a search matched (`search.matches`, from
+   * `SearchPostings`; `search.key` names them), or all.
    *
    * The filters not chosen count over the whole query's matches in one pass, each chosen one over the rest of
    * the query's in a pass of its own. A pass walks its matches' own values (a few per release), or, when it
    * matches more than half the catalogue, the other releases' values, taken from the catalogue's counts: so a
    * pass costs at most half the catalogue's values, and a query matching few releases costs little however
-   * common its values are.
+   * common its values are. Passes are kept (`passesKept`): ticking one genre after another under a chosen voice
+   * bank counts the genres over that bank once.
    */
-  facetsInContext(filters: FilterKeys, within?: Int32Array): { counts: PerFilter<Map<string, number>>; total: number } {
-    const chosen = perFilter((name) => (filters[name].length > 0 ? this.union(name, filters[name]) : undefined));
+  facetsInContext(
+    filters: FilterKeys,
+    search?: { key: string; matches: () => Int32Array },
+  ): { counts: PerFilter<Map<string, number>>; total: number } {
+    let sets: { within: Int32Array | undefined; chosen: PerFilter<Int32Array | undefined> } | undefined;
     const matchingOthers = (except: ReleaseFilterParameter | undefined) => {
-      let set = within && this.sets.copy(within);
+      sets ??= {
+        within: search?.matches(),
+        chosen: perFilter((name) => (filters[name].length > 0 ? this.union(name, filters[name]) : undefined)),
+      };
+      let set = sets.within && this.sets.copy(sets.within);
       for (const name of releaseFilterParameters) {
-        const values = chosen[name];
+        const values = sets.chosen[name];
         if (name === except || values === undefined) continue;
         if (set === undefined) set = this.sets.copy(values);
         else and(set, values);
       }
       return set;
     };
+    const pass = (names: ReleaseFilterParameter[], except: ReleaseFilterParameter | undefined): Pass => {
+      const key = [
+        search?.key ?? '',
+        names.join(),
+        ...releaseFilterParameters.map((name) => (name === except ? '' : [...filters[name]].sort().join('\u0001'))),
+      ].join('\u0000');
+      let kept = this.passes.get(key);
+      if (kept !== undefined) {
+        // Most recently used last, so the first is the one to evict.
+        this.passes.delete(key);
+      } else {
+        const set = matchingOthers(except);
+        kept =
+          set === undefined
+            ? { counted: this.valueCounts, total: this.releases }
+            : { counted: names.length > 0 ? this.countValues(set, names) : new Int32Array(0), total: count(set) };
+        if (this.passes.size >= passesKept) this.passes.delete(this.passes.keys().next().value!);
+      }
+      this.passes.set(key, kept);
+      return kept;
+    };
     const counts = perFilter(() => new Map<string, number>());
-    const all = matchingOthers(undefined);
-    const unchosen = releaseFilterParameters.filter((name) => chosen[name] === undefined);
+    const unchosen = releaseFilterParameters.filter((name) => filters[name].length === 0);
+    const all = pass(unchosen, undefined);
     const passes = [
-      { names: unchosen, set: all },
+      { names: unchosen, counted: all.counted },
       ...releaseFilterParameters
-        .filter((name) => chosen[name] !== undefined)
-        .map((name) => ({ names: [name], set: matchingOthers(name) })),
+        .filter((name) => filters[name].length > 0)
+        .map((name) => ({ names: [name], counted: pass([name], name).counted })),
     ];
-    for (const { names, set } of passes) {
-      if (names.length === 0) continue;
-      const counted = set === undefined ? this.valueCounts : this.countValues(set, names);
+    for (const { names, counted } of passes) {
       counted.forEach((n, value) => {
         const name = this.valueNames[value]!;
         if (n > 0 && names.includes(name)) counts[name].set(this.valueKeys[value]!, n);
       });
     }
-    return { counts, total: all === undefined ? this.releases : count(all) };
+    return { counts, total: all.total };
   }
+
+  /** Passes of facets in context already counted, least recently used first (`facetsInContext`). */
+  private readonly passes = new Map<string, Pass>();
 
   /**
    * How many releases of `set` hold each value of the filters `names`, by value number, the cheaper of two ways:
@@ -226,6 +256,15 @@ export class FilterPostings {
       },
     };
   }
+}
+
+/** How many passes of facets in context are kept: a few hundred values' counts each. */
+const passesKept = 256;
+
+/** One pass of facets in context: the values' counts (by value number) over its matches, and how many match. */
+interface Pass {
+  counted: Int32Array;
+  total: number;
 }
 
 export interface PostingRow {
