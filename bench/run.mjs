@@ -30,6 +30,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const serverDist = path.join(root, 'apps/server/dist');
 const args = process.argv.slice(2);
+/** The server's own dependencies (pg, better-sqlite3), which the bench uses too. */
+const requireFromServer = createRequire(path.join(root, 'apps/server/package.json'));
 const flag = (name) => args.includes(`--${name}`);
 const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);
@@ -95,7 +97,7 @@ if (seeded.seed !== seed || seeded.generatorVersion !== generatorVersion) {
   if (database === 'sqlite') {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${referenceDatabase}${suffix}`, { force: true });
   } else {
-    const pg = createRequire(path.join(root, 'apps/server/package.json'))('pg');
+    const pg = requireFromServer('pg');
     const admin = new pg.Client({
       connectionString: postgresServerUrl,
     });
@@ -554,7 +556,7 @@ function load(baseUrl, paths, { headers, watch = [], slowest = 0 } = {}) {
  * and no other PostgreSQL session of this database is active, or 60 s have passed (reported).
  */
 async function settle(server) {
-  const pg = database === 'postgres' ? createRequire(path.join(root, 'apps/server/package.json'))('pg') : undefined;
+  const pg = database === 'postgres' ? requireFromServer('pg') : undefined;
   const client = pg && new pg.Client({ connectionString: postgresServerUrl });
   await client?.connect();
   try {
@@ -704,7 +706,7 @@ let sizeOnDisk;
 if (database === 'sqlite') {
   const file = (suffix) =>
     existsSync(`${referenceDatabase}${suffix}`) ? statSync(`${referenceDatabase}${suffix}`).size : 0;
-  const Database = createRequire(path.join(root, 'apps/server/package.json'))('better-sqlite3');
+  const Database = requireFromServer('better-sqlite3');
   const db = new Database(referenceDatabase, { readonly: true });
   let tables = '';
   try {
@@ -724,7 +726,7 @@ if (database === 'sqlite') {
   db.close();
   sizeOnDisk = `SQLite file ${mb(file('') + file('-wal'))}${tables}`;
 } else {
-  const pg = createRequire(path.join(root, 'apps/server/package.json'))('pg');
+  const pg = requireFromServer('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const schema = postgresCatalogueSchema(rows);

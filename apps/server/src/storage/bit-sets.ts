@@ -56,10 +56,6 @@ export function emptySet(size: number): Int32Array {
   return new Int32Array(Math.ceil(size / 32));
 }
 
-export function add(set: Int32Array, ordinal: number): void {
-  set[ordinal >>> 5]! |= 1 << (ordinal & 31);
-}
-
 export function has(set: Int32Array, ordinal: number): boolean {
   return ((set[ordinal >>> 5]! >>> (ordinal & 31)) & 1) === 1;
 }

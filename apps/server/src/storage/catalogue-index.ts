@@ -8,6 +8,7 @@ import { PackedStrings } from './packed-strings.js';
 import { relevanceTiers } from './release-query.js';
 import { tagKinds } from './schema.js';
 import { SearchPostings } from './search-postings.js';
+import { firstNotBelow } from './sorted.js';
 
 /** Each filter by its `release_tags` kind. */
 const filterOfKind = new Map<number, PostingRow['name']>(releaseFilterParameters.map((name) => [tagKinds[name], name]));
@@ -194,15 +195,10 @@ export class CatalogueIndex {
   private ordinalOf(releaseDate: string, id: string): number | undefined {
     const date = dateNumber(releaseDate);
     const dates = this.dates;
-    let low = 0;
-    let high = dates.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (dates[middle]! < date) low = middle + 1;
-      else high = middle;
-    }
     const idBytes = Buffer.from(id);
-    for (let o = low; o < dates.length && dates[o] === date; o++) if (this.ids.equals(o, idBytes)) return o;
+    for (let o = firstNotBelow(dates, date); o < dates.length && dates[o] === date; o++) {
+      if (this.ids.equals(o, idBytes)) return o;
+    }
     return undefined;
   }
 

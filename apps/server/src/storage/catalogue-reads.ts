@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { releaseFilterParameters, type Facets, type FacetValue, type ReleaseFilterParameter } from '@releases/contract';
 import { sql, type RawBuilder } from 'kysely';
 import { perFilter, type PerFilter } from '../catalogue/filters.js';
@@ -272,7 +273,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
     if (!this.options.index) return;
     // Nothing may be kept before the catalogue's version is known (on PostgreSQL, once its first poll answers).
     for (let waited = 0; waited < 5_000 && this.cache.stamp(this.backend) === undefined; waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await delay(50);
     }
     this.catalogueIndex();
     await this.cache.indexBuild;

@@ -1,7 +1,7 @@
 import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/contract';
 import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import { perFilter } from '../catalogue/filters.js';
-import { addAll, and, BitSets, count, countBoth, emptySet, or } from './bit-sets.js';
+import { addAll, and, BitSets, count, countBoth, emptySet, has, or } from './bit-sets.js';
 
 /**
  * The filter values of a whole catalogue, in memory: for each value, the releases holding it, and each
@@ -31,7 +31,14 @@ export class FilterPostings {
     private readonly valuesOf: Uint16Array | Int32Array,
     /** Shared with the rest of the catalogue in memory; its caller resets it (`CatalogueIndex`). */
     private readonly sets: BitSets,
-  ) {}
+  ) {
+    this.valuesPerRelease = valuesOf.length / Math.max(1, releases);
+    this.intersectionCost = perFilter((name) => {
+      let cost = 0;
+      for (const value of numbers[name].values()) cost += dense[value] ? sets.words : valueReleases[value]!.length;
+      return cost;
+    });
+  }
 
   /**
    * Each filter's value counts over the releases matching the other filters, and how many match them all
@@ -121,7 +128,7 @@ export class FilterPostings {
         if (!names.includes(this.valueNames[value]!)) continue;
         const releases = this.valueReleases[value]!;
         if (this.dense[value]) counted[value] = countBoth(set, releases);
-        else for (const ordinal of releases) counted[value]! += (set[ordinal >>> 5]! >>> (ordinal & 31)) & 1;
+        else for (const ordinal of releases) if (has(set, ordinal)) counted[value]!++;
       }
       return counted;
     }
@@ -132,22 +139,10 @@ export class FilterPostings {
   }
 
   /** How many values a release holds, on average (what walking a member costs). */
-  private get valuesPerRelease(): number {
-    return this.valuesOf.length / Math.max(1, this.releases);
-  }
+  private readonly valuesPerRelease: number;
 
   /** What intersecting a filter's every value with a set costs: a word per word of a set, a step per listed release. */
-  private get intersectionCost(): PerFilter<number> {
-    return (this.intersectionCosts ??= perFilter((name) => {
-      let cost = 0;
-      for (const value of this.numbers[name].values()) {
-        cost += this.dense[value] ? this.sets.words : this.valueReleases[value]!.length;
-      }
-      return cost;
-    }));
-  }
-
-  private intersectionCosts: PerFilter<number> | undefined;
+  private readonly intersectionCost: PerFilter<number>;
 
   private countMembers(set: Int32Array, counted: Int32Array): Int32Array {
     // Locals, not fields, in the loop over every member: V8 reloads a field after each store to `counted`.

@@ -1,5 +1,6 @@
 import { isCjkLetter, type Search, type SearchToken } from '../catalogue/search-text.js';
 import { addAll, and, concatenated, emptySet, or, type BitSets } from './bit-sets.js';
+import { firstNotBelow } from './sorted.js';
 
 /** How many common terms' sets each field keeps (125 KB each at a million releases). */
 const commonSetsKept = 16;
@@ -79,13 +80,7 @@ export class SearchPostings {
   /** Where the postings of the words `term` begins are (one range: the words are sorted, postings in their order). */
   private wordRanges(term: string): number[] {
     const words = this.words;
-    let low = 0;
-    let high = words.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (words[middle]! < term) low = middle + 1;
-      else high = middle;
-    }
+    const low = firstNotBelow(words, term);
     let end = low;
     while (end < words.length && words[end]!.startsWith(term)) end++;
     return [this.wordFrom[low]!, this.wordFrom[end]!];
