@@ -77,12 +77,16 @@ const anonymousCaller = { caller: anonymous };
  * verified or counted twice), so a layer that hands a request on after admitting it needs to pass nothing along.
  */
 export function createAdmission(deps: AdmissionDeps): Admit {
-  const decided = new WeakMap<IncomingMessage, { route: RouteMetadata; admission: Promise<Admission> }>();
+  // The decision rides on the request itself, under a key of this admission function's own. (A WeakMap keyed
+  // by requests did the same, but each of its entries is an ephemeron the garbage collector must trace
+  // specially: thousands a second under load.)
+  const decided = Symbol('admission');
   return (route, req) => {
-    const known = decided.get(req);
+    const admitted = req as IncomingMessage & { [decided]?: { route: RouteMetadata; admission: Promise<Admission> } };
+    const known = admitted[decided];
     if (known?.route === route) return known.admission;
     const admission = decide(deps, route, req);
-    decided.set(req, { route, admission });
+    admitted[decided] = { route, admission };
     return admission;
   };
 }

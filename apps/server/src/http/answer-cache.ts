@@ -38,6 +38,14 @@ export function answerOf(stamp: number, body: string, headers: Answer['headers']
   return { stamp, headers, ...split, contentLength: Buffer.byteLength(body), compressed: {} };
 }
 
+/**
+ * An answer given once, as it was just made: its body is sent whole (its `generated_at` is already now), with
+ * nothing split or copied. Only an answer the cache keeps is split (`answerOf`), to be given again later.
+ */
+export function freshAnswer(stamp: number, body: string, headers: Answer['headers']): Answer {
+  return { stamp, headers, before: body, after: '', contentLength: Buffer.byteLength(body), compressed: {} };
+}
+
 /** The body of an answer given at `now`. */
 export function bodyAt(answer: Answer, now: number): string {
   return answer.before + endingAt(answer, now);
@@ -98,7 +106,7 @@ export class AnswerCache {
    * request, not counting it: in a round robin every candidate would otherwise look one request more popular
    * than the least recently used answer, and replace it.)
    */
-  admits(key: string, answer: Answer): boolean {
+  admits(key: string, answer: Pick<Answer, 'before' | 'after'>): boolean {
     const before = this.frequencies.frequency(key) - 1;
     if (before < 1) return false;
     // Room for it without evicting anything, by count and by size alike.
@@ -113,7 +121,7 @@ export class AnswerCache {
     if (answer.stamp === this.generation) this.answers.set(key, answer);
   }
 
-  private sizeOf(answer: Answer, key: string): number {
+  private sizeOf(answer: Pick<Answer, 'before' | 'after'>, key: string): number {
     return answer.before.length + answer.after.length + key.length;
   }
 

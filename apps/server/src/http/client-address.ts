@@ -21,13 +21,11 @@ export function compileTrust(trustProxy: boolean | number | string): TrustRule {
  * `X-Forwarded-For` when the peer is a trusted proxy. Rate limits and the failed-credential guard count by it.
  */
 export function clientAddressResolver(trust: TrustRule): (req: IncomingMessage) => string {
-  const resolved = new WeakMap<IncomingMessage, string>();
+  // Kept on the request under a key of this resolver's own (as admission keeps its decision: no WeakMap entry,
+  // which the garbage collector traces as an ephemeron, per request).
+  const resolved = Symbol('client address');
   return (req) => {
-    let address = resolved.get(req);
-    if (address === undefined) {
-      address = proxyAddress(req, trust);
-      resolved.set(req, address);
-    }
-    return address;
+    const known = req as IncomingMessage & { [resolved]?: string };
+    return (known[resolved] ??= proxyAddress(req, trust));
   };
 }

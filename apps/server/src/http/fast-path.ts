@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { writeProblem } from '../problems.js';
 import type { ReplayableRoute } from '../routes/replayable.js';
 import type { CatalogueReads } from '../storage/interface.js';
-import { answerOf, endingAt, type Answer, type AnswerCache } from './answer-cache.js';
+import { answerOf, endingAt, freshAnswer, type Answer, type AnswerCache } from './answer-cache.js';
 import { codingFor, completed, compressPrefix, minCompressedBytes } from './compression.js';
 import type { PublicReadCors } from './cors.js';
 import { parseQueryString } from './query-string.js';
@@ -136,7 +136,7 @@ async function serve(
   if (answer === undefined) {
     try {
       const reply = await route.answer({ query: parseQueryString(target.query), params: target.params });
-      answer = answerOf(stamp ?? -1, reply.body, [...jsonContentType, ...reply.headers]);
+      answer = freshAnswer(stamp ?? -1, reply.body, [...jsonContentType, ...reply.headers]);
     } catch (error) {
       setHeaders(res, common);
       // As Express says of every response the compression middleware sees, compressed or not.
@@ -147,7 +147,7 @@ async function serve(
     }
     // Kept only if no write started a new generation while it was being read.
     if (stamp !== undefined && deps.catalogue.cacheStamp() === stamp && deps.answers.admits(target.url, answer)) {
-      deps.answers.keep(target.url, answer);
+      deps.answers.keep(target.url, answerOf(stamp, answer.before, answer.headers));
     }
   }
   const headers: string[] = [];

@@ -76,6 +76,8 @@ export interface Backend {
   withBulkLoadSettings<T>(trx: Transaction<Database>, work: () => Promise<T>): Promise<T>;
   /** After a catalogue write of `releasesWritten` releases: keeps the query planner's statistics fresh. */
   afterCatalogueWrite(trx: Transaction<Database>, releasesWritten: number): Promise<void>;
+  /** After a catalogue write committed: the upkeep that cannot run inside a transaction. Never throws. */
+  afterCatalogueCommit(): Promise<void>;
 }
 
 export interface GuardOptions {

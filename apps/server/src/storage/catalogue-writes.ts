@@ -102,6 +102,7 @@ export class KyselyCatalogueWrites implements CatalogueWrites {
       }),
     );
     this.cache.clear();
+    await this.backend.afterCatalogueCommit();
     return result;
   }
 

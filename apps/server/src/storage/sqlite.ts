@@ -299,6 +299,11 @@ class SqliteBackend implements Backend {
     return Promise.resolve();
   }
 
+  /** SQLite's indexes answer without visiting the table whatever wrote them; nothing to do. */
+  afterCatalogueCommit(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
