@@ -917,7 +917,7 @@ if (flag('record')) {
         .map((s) => `## ${s}`)
     : [];
   const header = readFileSync(path.join(here, 'RESULTS.header.md'), 'utf8');
-  const title = `${new Date().toISOString().slice(0, 10)}: ${rows.toLocaleString('en-US')} releases, ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}${instances === 2 && !distinct ? ', one and two instances' : ''}${distinct ? ', distinct URLs (first requests)' : ''}`;
+  const title = `${new Date().toISOString().slice(0, 10)}: ${rows.toLocaleString('en-US')} releases, ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}${instances === 2 && !distinct ? ', one and two instances' : ''}${distinct ? ', distinct URLs (first requests)' : ''}${rounds > 1 ? `, ${rounds} rounds` : ''}`;
   writeFileSync(file, [header.trimEnd(), '', `## ${title}\n\n${report}\n`, ...previous].join('\n'));
   console.error(`recorded in ${path.relative(root, file)}`);
 }

@@ -133,10 +133,20 @@ async function serve(
     answer = deps.answers.lookup(target.url, stamp);
     deps.onLookup?.(answer !== undefined);
   }
+  const accepted = codingFor(req.headers['accept-encoding']);
   if (answer === undefined) {
     try {
       const reply = await route.answer({ query: parseQueryString(target.query), params: target.params });
-      answer = freshAnswer(stamp ?? -1, reply.body, [...jsonContentType, ...reply.headers]);
+      const replyHeaders = [...jsonContentType, ...reply.headers];
+      // Kept only if no write started a new generation while it was being read.
+      const kept =
+        stamp !== undefined &&
+        deps.catalogue.cacheStamp() === stamp &&
+        deps.answers.admits(target.url, { before: reply.body, after: '' });
+      // An answer to keep is split where its time goes, to be given again with another time; so is one sent
+      // compressed, so that its bytes are those it will have when given again. Any other goes out whole.
+      answer = (kept || accepted !== undefined ? answerOf : freshAnswer)(stamp ?? -1, reply.body, replyHeaders);
+      if (kept) deps.answers.keep(target.url, answer);
     } catch (error) {
       setHeaders(res, common);
       // As Express says of every response the compression middleware sees, compressed or not.
@@ -144,10 +154,6 @@ async function serve(
       res.setHeader(headerNames.requestId, id);
       writeProblem(res, error, { publicUrl: deps.publicUrl, logger: deps.logger });
       return finish(deps, req, res, route, target, id, started);
-    }
-    // Kept only if no write started a new generation while it was being read.
-    if (stamp !== undefined && deps.catalogue.cacheStamp() === stamp && deps.answers.admits(target.url, answer)) {
-      deps.answers.keep(target.url, answerOf(stamp, answer.before, answer.headers));
     }
   }
   const headers: string[] = [];
@@ -159,7 +165,7 @@ async function serve(
   for (const [name, value] of answer.headers) headers.push(name, value);
   headers.push('vary', varies, headerNames.requestId, id);
   const ending = endingAt(answer, deps.clock.now());
-  const coding = answer.contentLength >= minCompressedBytes ? codingFor(req.headers['accept-encoding']) : undefined;
+  const coding = answer.contentLength >= minCompressedBytes ? accepted : undefined;
   if (coding === undefined) {
     headers.push('content-length', String(answer.contentLength));
     // One writeHead with every header and nothing set before it: Node's fast path for a response.
