@@ -60,18 +60,21 @@ describeIf('query plans (PostgreSQL EXPLAIN)', () => {
     await server?.close();
   });
 
-  it('leaves the imported catalogue vacuumed, so that index-only reads skip the table', async () => {
+  it('vacuums the imported catalogue, so that index-only reads can skip the table', async () => {
     // Only VACUUM marks pages all-visible (ANALYZE reads the visibility map; it does not fill it), and autovacuum
-    // is off on this machine and would not have run yet anyway.
-    const { rows } = await pool.query<{ relname: string; relpages: number; relallvisible: number }>(
-      `select relname, relpages, relallvisible from pg_class
-       where oid in ('releases'::regclass, 'release_tags'::regclass) order by relname`,
+    // is off on this machine and would not have run yet anyway. Whether the pages end up all-visible is not the
+    // import's to promise: any transaction in the database older than the import (another test file's, a long
+    // report's) holds them back until a later vacuum. That the import ran its own VACUUM is: `last_vacuum` is
+    // set by a VACUUM command only (autovacuum sets `last_autovacuum`).
+    const { rows } = await pool.query<{ relname: string; vacuumed: boolean }>(
+      `select relname, last_vacuum is not null as vacuumed from pg_stat_user_tables
+       where relid in ('releases'::regclass, 'release_tags'::regclass, 'facet_values'::regclass) order by relname`,
     );
-    expect(rows.map((row) => row.relname)).toEqual(['release_tags', 'releases']);
-    for (const row of rows) {
-      expect(row.relpages).toBeGreaterThan(0);
-      expect(row.relallvisible, row.relname).toBe(row.relpages);
-    }
+    expect(rows).toEqual([
+      { relname: 'facet_values', vacuumed: true },
+      { relname: 'release_tags', vacuumed: true },
+      { relname: 'releases', vacuumed: true },
+    ]);
   });
 
   async function explain(compiled: { sql: string; parameters: readonly unknown[] }): Promise<PlanNode[]> {
