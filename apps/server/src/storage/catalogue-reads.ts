@@ -33,6 +33,8 @@ interface FacetEntry {
 /** The facets of the whole catalogue, as kept between requests. */
 interface CatalogueFacets {
   values: PerFilter<FacetEntry[]>;
+  /** Each value's display spelling, by key: what every listing of facets in context looks up. */
+  display: PerFilter<Map<string, string>>;
   total: number;
   /** The first and last release dates (undefined in an empty catalogue). */
   dates: { first: string; last: string } | undefined;
@@ -311,7 +313,12 @@ export class KyselyCatalogueReads implements CatalogueReads {
         .compile(),
     );
     const { first, last } = dates[0] ?? {};
-    return { values, total: await this.countAll(), dates: first && last ? { first, last } : undefined };
+    return {
+      values,
+      display: perFilter((name) => new Map(values[name].map((entry) => [entry.key, entry.value]))),
+      total: await this.countAll(),
+      dates: first && last ? { first, last } : undefined,
+    };
   }
 
   /**
@@ -515,7 +522,7 @@ function listFacets(
   counted: PerFilter<Map<string, number>>,
 ): PerFilter<FacetValue[]> {
   return perFilter((name): FacetValue[] => {
-    const display = new Map(whole.values[name].map((entry) => [entry.key, entry.value]));
+    const display = whole.display[name];
     const listed: FacetEntry[] = [...counted[name]]
       .filter(([, count]) => count > 0)
       .map(([key, count]) => ({ key, value: display.get(key) ?? key, count }))
