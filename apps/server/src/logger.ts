@@ -8,8 +8,8 @@ import type { Metrics } from './metrics/metrics.js';
  * Structured JSON logs. A request log line carries id, method, path, route, status and duration, and nothing
  * from headers, query strings or bodies: keys, tokens, passwords and cookies never reach a log.
  */
-/** Log lines are written to stdout in chunks of about this many bytes... */
-const logChunkBytes = 4_096;
+/** Log lines are written to stdout in chunks of about this many characters (bytes, for ASCII lines)... */
+const logChunkLength = 4_096;
 /** ...and none waits longer than this to be written. */
 const logFlushIntervalMs = 200;
 
@@ -54,7 +54,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   // Lines go to stdout in chunks, written off the event loop: one write per line (pino's default) cost a
   // thread-pool round trip per request, 14 % of the server's time under load (`pnpm bench:profile`). A line
   // waits at most `logFlushIntervalMs`; a crash loses at most that much, and an orderly exit none (`flushLogs`).
-  const stdout = new ChunkedLines(pino.destination({ dest: 1, sync: false }), logChunkBytes);
+  const stdout = new ChunkedLines(pino.destination({ dest: 1, sync: false }), logChunkLength);
   setInterval(() => stdout.flush(), logFlushIntervalMs).unref();
   const logger = pino(options, stdout);
   buffered.set(logger, stdout);
@@ -62,7 +62,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 /**
- * Gathers lines into chunks of about `chunkBytes` and hands each chunk to the destination in one write.
+ * Gathers lines into chunks of about `chunkLength` characters and hands each chunk to the destination in one write.
  *
  * sonic-boom can buffer by itself (`minLength`), but it appends each line to its pending text and measures that
  * text's UTF-8 length on every write, which flattens it: every line copied the whole pending chunk (up to
@@ -73,7 +73,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
  */
 export class ChunkedLines implements DestinationStream {
   private lines: string[] = [];
-  /** Characters in `lines` (a byte count is not needed to size a chunk, and measuring would cost a pass). */
+  /** Characters in `lines`: enough to size a chunk (counting UTF-8 bytes would cost a pass over each line). */
   private length = 0;
 
   constructor(
@@ -81,13 +81,13 @@ export class ChunkedLines implements DestinationStream {
       flush(done?: (error?: Error) => void): void;
       flushSync(): void;
     },
-    private readonly chunkBytes: number,
+    private readonly chunkLength: number,
   ) {}
 
   write(line: string): void {
     this.lines.push(line);
     this.length += line.length;
-    if (this.length >= this.chunkBytes) this.flush();
+    if (this.length >= this.chunkLength) this.flush();
   }
 
   /**
