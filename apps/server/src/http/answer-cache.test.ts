@@ -31,24 +31,24 @@ describe('AnswerCache', () => {
   const answer = (stamp: number) => answerOf(stamp, '{"success":true,"data":{"x":1}}', []);
 
   it('keeps an answer from its URL’s second request on, not its first', () => {
-    const cache = new AnswerCache({ maxAnswers: 10, maxChars: 1_000_000 });
+    const cache = new AnswerCache({ maxAnswers: 10, maxBytes: 1_000_000 });
     expect(cache.lookup('/a', 1)).toBeUndefined();
-    expect(cache.admits('/a', answer(1))).toBe(false);
+    expect(cache.admits('/a', answer(1).contentLength)).toBe(false);
     expect(cache.lookup('/a', 1)).toBeUndefined();
-    expect(cache.admits('/a', answer(1))).toBe(true);
+    expect(cache.admits('/a', answer(1).contentLength)).toBe(true);
     cache.keep('/a', answer(1));
     expect(cache.lookup('/a', 1)).toBeDefined();
   });
 
   it('is not churned by a round robin over more URLs than it holds', () => {
-    const cache = new AnswerCache({ maxAnswers: 100, maxChars: 10_000_000 });
+    const cache = new AnswerCache({ maxAnswers: 100, maxBytes: 10_000_000 });
     const urls = Array.from({ length: 1_000 }, (_, i) => `/page/${i}`);
     let kept = 0;
     let hits = 0;
     for (let round = 0; round < 5; round++) {
       for (const url of urls) {
         if (cache.lookup(url, 1)) hits++;
-        else if (cache.admits(url, answer(1))) {
+        else if (cache.admits(url, answer(1).contentLength)) {
           cache.keep(url, answer(1));
           kept++;
         }
@@ -64,12 +64,12 @@ describe('AnswerCache', () => {
 
   it('is not churned either when its size, not its count, is what fills it', () => {
     // Room for about 20 answers by size, though 100 by count.
-    const cache = new AnswerCache({ maxAnswers: 100, maxChars: 20 * 40 });
+    const cache = new AnswerCache({ maxAnswers: 100, maxBytes: 20 * 40 });
     const urls = Array.from({ length: 300 }, (_, i) => `/p/${i}`);
     let kept = 0;
     for (let round = 0; round < 5; round++) {
       for (const url of urls) {
-        if (!cache.lookup(url, 1) && cache.admits(url, answer(1))) {
+        if (!cache.lookup(url, 1) && cache.admits(url, answer(1).contentLength)) {
           cache.keep(url, answer(1));
           kept++;
         }
@@ -78,8 +78,23 @@ describe('AnswerCache', () => {
     expect(kept).toBeLessThanOrEqual(30);
   });
 
+  it('counts an answer in the bytes it is kept as (UTF-8), not in characters', () => {
+    // 100 kana and kanji: 300 bytes in UTF-8, 100 characters in a JavaScript string.
+    const body = `{"success":true,"data":{"title":"${'初音ミク'.repeat(25)}"}}`;
+    const kept = answerOf(1, body, []);
+    expect(Buffer.isBuffer(kept.before)).toBe(true);
+    expect(kept.before.length).toBe(Buffer.byteLength(body));
+    // Room for two such answers counted in bytes (each with its two-character URL), for five in characters.
+    const cache = new AnswerCache({ maxAnswers: 10, maxBytes: 2 * (kept.contentLength + 2) + 20 });
+    for (const url of ['/a', '/b', '/c']) {
+      cache.lookup(url, 1);
+      cache.keep(url, answerOf(1, body, []));
+    }
+    expect(['/a', '/b', '/c'].filter((url) => cache.lookup(url, 1) !== undefined)).toHaveLength(2);
+  });
+
   it('starts over when the catalogue moves on, and drops an answer read in an older generation', () => {
-    const cache = new AnswerCache({ maxAnswers: 10, maxChars: 1_000_000 });
+    const cache = new AnswerCache({ maxAnswers: 10, maxBytes: 1_000_000 });
     cache.lookup('/a', 1);
     cache.lookup('/a', 1);
     cache.keep('/a', answer(1));
@@ -96,6 +111,6 @@ describe('AnswerCache', () => {
       body.replace('2026-01-01T00:00:00.000Z', '2027-02-03T04:05:06.789Z'),
     );
     const noTime = answerOf(1, '{"success":true,"data":{"id":"rel_x","title":"\\"generated_at\\":\\""}}', []);
-    expect(bodyAt(noTime, 0)).toBe(noTime.before);
+    expect(bodyAt(noTime, 0)).toBe(noTime.before.toString());
   });
 });

@@ -12,7 +12,12 @@ export interface Answer {
   /** The catalogue generation it was read in (`CatalogueReads.cacheStamp`). */
   stamp: number;
   headers: ReadonlyArray<readonly [string, string]>;
-  before: string;
+  /**
+   * The body up to its time: UTF-8 bytes in an answer made to be given again (`answerOf`), so that giving it
+   * encodes nothing and keeping it costs its size in bytes, outside the JavaScript heap; the text itself in an
+   * answer given once (`freshAnswer`).
+   */
+  before: Buffer | string;
   /** What follows the time in the body; empty when the body has no `generated_at`. */
   after: string;
   contentLength: number;
@@ -27,28 +32,45 @@ export interface Answer {
 const generatedAtKey = '"generated_at":"';
 const timestampLength = 24;
 
-/** An answer from a body as sent, split at its `generated_at` when it ends with one. */
-export function answerOf(stamp: number, body: string, headers: Answer['headers']): Answer {
+/**
+ * An answer to be given again (or compressed), from a body as sent: split at its `generated_at` when it ends
+ * with one, the part before it as UTF-8 bytes. `contentLength` is the body's, when the caller has it.
+ */
+export function answerOf(
+  stamp: number,
+  body: string,
+  headers: Answer['headers'],
+  contentLength = Buffer.byteLength(body),
+): Answer {
   const at = body.lastIndexOf(generatedAtKey);
   const end = at + generatedAtKey.length + timestampLength;
-  const split =
-    at !== -1 && body.length === end + 3 && body.endsWith('"}}')
-      ? { before: body.slice(0, at + generatedAtKey.length), after: body.slice(end) }
-      : { before: body, after: '' };
-  return { stamp, headers, ...split, contentLength: Buffer.byteLength(body), compressed: {} };
+  const timed = at !== -1 && body.length === end + 3 && body.endsWith('"}}');
+  return {
+    stamp,
+    headers,
+    before: Buffer.from(timed ? body.slice(0, at + generatedAtKey.length) : body),
+    after: timed ? body.slice(end) : '',
+    contentLength,
+    compressed: {},
+  };
 }
 
 /**
  * An answer given once, as it was just made: its body is sent whole (its `generated_at` is already now), with
  * nothing split or copied. Only an answer the cache keeps is split (`answerOf`), to be given again later.
  */
-export function freshAnswer(stamp: number, body: string, headers: Answer['headers']): Answer {
-  return { stamp, headers, before: body, after: '', contentLength: Buffer.byteLength(body), compressed: {} };
+export function freshAnswer(
+  stamp: number,
+  body: string,
+  headers: Answer['headers'],
+  contentLength = Buffer.byteLength(body),
+): Answer {
+  return { stamp, headers, before: body, after: '', contentLength, compressed: {} };
 }
 
 /** The body of an answer given at `now`. */
 export function bodyAt(answer: Answer, now: number): string {
-  return answer.before + endingAt(answer, now);
+  return answer.before.toString() + endingAt(answer, now);
 }
 
 /** What follows `before` in the body of an answer given at `now`. */
@@ -59,8 +81,17 @@ export function endingAt(answer: Answer, now: number): string {
 export interface AnswerCacheLimits {
   /** Answers kept at most. */
   maxAnswers: number;
-  /** Characters of answers kept at most (V8 keeps ASCII text at a byte a character). */
-  maxChars: number;
+  /** Bytes of answers kept at most: their bodies' UTF-8 and their URLs. */
+  maxBytes: number;
+}
+
+/**
+ * What an answer costs the cache: its body's bytes (the part before the time, kept, is within a few bytes of
+ * it; the compressed forms it may gain later are a sixth to a tenth of that, measured, so the bound holds within
+ * about a fifth) and its URL's (a request target is ASCII).
+ */
+function sizeOf(contentLength: number, key: string): number {
+  return contentLength + key.length;
 }
 
 /**
@@ -78,13 +109,11 @@ export class AnswerCache {
   /** The catalogue generation the kept answers belong to; a new one starts empty. */
   private generation: number | undefined;
 
-  constructor(limits: AnswerCacheLimits = { maxAnswers: 2_000, maxChars: 8 * 1024 * 1024 }) {
+  constructor(limits: AnswerCacheLimits = { maxAnswers: 2_000, maxBytes: 16 * 1024 * 1024 }) {
     this.answers = new LRUCache<string, Answer>({
       max: limits.maxAnswers,
-      maxSize: limits.maxChars,
-      // Counted uncompressed: the compressed forms it may gain later are a fraction of that (a sixth to a tenth
-      // of JSON, measured), so the bound holds within about a third.
-      sizeCalculation: (answer, key) => this.sizeOf(answer, key),
+      maxSize: limits.maxBytes,
+      sizeCalculation: (answer, key) => sizeOf(answer.contentLength, key),
     });
     this.frequencies = new FrequencySketch(limits.maxAnswers);
   }
@@ -106,11 +135,11 @@ export class AnswerCache {
    * request, not counting it: in a round robin every candidate would otherwise look one request more popular
    * than the least recently used answer, and replace it.)
    */
-  admits(key: string, answer: Pick<Answer, 'before' | 'after'>): boolean {
+  admits(key: string, contentLength: number): boolean {
     const before = this.frequencies.frequency(key) - 1;
     if (before < 1) return false;
     // Room for it without evicting anything, by count and by size alike.
-    const size = this.sizeOf(answer, key);
+    const size = sizeOf(contentLength, key);
     if (this.answers.size < this.answers.max && this.answers.calculatedSize + size <= this.answers.maxSize) return true;
     const victim = this.answers.rkeys().next();
     return victim.done === true || before > this.frequencies.frequency(victim.value);
@@ -119,10 +148,6 @@ export class AnswerCache {
   /** Keeps an answer read in the current generation (one read in an older one is dropped). */
   keep(key: string, answer: Answer): void {
     if (answer.stamp === this.generation) this.answers.set(key, answer);
-  }
-
-  private sizeOf(answer: Pick<Answer, 'before' | 'after'>, key: string): number {
-    return answer.before.length + answer.after.length + key.length;
   }
 
   get size(): number {

@@ -59,8 +59,8 @@ export interface CompressedPrefix {
   length: number;
 }
 
-export function compressPrefix(coding: Coding, prefix: string): CompressedPrefix {
-  const input = Buffer.from(prefix);
+export function compressPrefix(coding: Coding, prefix: Buffer | string): CompressedPrefix {
+  const input = typeof prefix === 'string' ? Buffer.from(prefix) : prefix;
   const bytes =
     coding === 'br'
       ? zlib.brotliCompressSync(input, {

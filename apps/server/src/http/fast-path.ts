@@ -138,14 +138,14 @@ async function serve(
     try {
       const reply = await route.answer({ query: parseQueryString(target.query), params: target.params });
       const replyHeaders = [...jsonContentType, ...reply.headers];
+      const contentLength = Buffer.byteLength(reply.body);
       // Kept only if no write started a new generation while it was being read.
       const kept =
-        stamp !== undefined &&
-        deps.catalogue.cacheStamp() === stamp &&
-        deps.answers.admits(target.url, { before: reply.body, after: '' });
+        stamp !== undefined && deps.catalogue.cacheStamp() === stamp && deps.answers.admits(target.url, contentLength);
       // An answer to keep is split where its time goes, to be given again with another time; so is one sent
       // compressed, so that its bytes are those it will have when given again. Any other goes out whole.
-      answer = (kept || accepted !== undefined ? answerOf : freshAnswer)(stamp ?? -1, reply.body, replyHeaders);
+      const made = kept || accepted !== undefined ? answerOf : freshAnswer;
+      answer = made(stamp ?? -1, reply.body, replyHeaders, contentLength);
       if (kept) deps.answers.keep(target.url, answer);
     } catch (error) {
       setHeaders(res, common);
@@ -170,7 +170,14 @@ async function serve(
     headers.push('content-length', String(answer.contentLength));
     // One writeHead with every header and nothing set before it: Node's fast path for a response.
     res.writeHead(200, headers);
-    res.end(answer.before + ending);
+    if (typeof answer.before === 'string') res.end(answer.before + ending);
+    else {
+      // A kept answer's bytes go out as they are, followed by its time: corked, so that the head, the bytes and
+      // the ending leave in one write (`end` uncorks).
+      res.cork();
+      res.write(answer.before);
+      res.end(ending);
+    }
   } else {
     // The beginning is compressed once per kept answer (and once for an answer not kept); the ending per response.
     const prefix = (answer.compressed[coding] ??= compressPrefix(coding, answer.before));
