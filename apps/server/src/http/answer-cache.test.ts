@@ -84,6 +84,8 @@ describe('AnswerCache', () => {
     const kept = answerOf(1, body, []);
     expect(Buffer.isBuffer(kept.before)).toBe(true);
     expect(kept.before.length).toBe(Buffer.byteLength(body));
+    // In memory of its own, not a slice of Node's shared 8 KB pool, which it would keep whole.
+    expect((kept.before as Buffer).buffer.byteLength).toBe(kept.before.length);
     // Room for two such answers counted in bytes (each with its two-character URL), for five in characters.
     const cache = new AnswerCache({ maxAnswers: 10, maxBytes: 2 * (kept.contentLength + 2) + 20 });
     for (const url of ['/a', '/b', '/c']) {
