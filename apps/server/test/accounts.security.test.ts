@@ -11,6 +11,7 @@ import { passwordRules } from '../src/auth/password-policy.js';
 import { loadConfig } from '../src/config.js';
 import {
   expectProblem,
+  mistyped,
   startTestServer,
   testPassword,
   testDatabases,
@@ -72,7 +73,7 @@ describe.each(testDatabases())('secrets stay secret ($database)', ({ database, r
     const key = CreatedApiKeyResponseSchema.parse(await created.json()).data;
     secrets.push(key.key);
     await server.get('/api/v1/health', { headers: { 'x-api-key': key.key } });
-    await server.get('/api/v1/health', { headers: { 'x-api-key': `${key.key.slice(0, -1)}x` } });
+    await server.get('/api/v1/health', { headers: { 'x-api-key': mistyped(key.key) } });
     await server.get('/api/v1/release', { headers: { authorization: `Bearer ${session.token}` } });
     await server.get('/api/v1/keys', { headers: { cookie: `releases_session=${'x'.repeat(43)}` } });
     await server.send('DELETE', `/api/v1/keys/${key.id}`, undefined, { session: session.token });

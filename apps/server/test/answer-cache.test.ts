@@ -1,7 +1,7 @@
 import { ReleaseListResponseSchema } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogueReads, Storage } from '../src/storage/interface.js';
-import { expectProblem, sampleReleases, startTestServer, type TestServer } from './harness.js';
+import { expectProblem, mistyped, sampleReleases, startTestServer, type TestServer } from './harness.js';
 
 /**
  * Repeated public reads are answered from memory ahead of the app (`http/answer-cache.ts`), from a URL's third
@@ -100,11 +100,7 @@ describe('repeated anonymous reads', () => {
       expect(response.headers.get('ratelimit-policy')).toMatch(/^"api-key";/);
     }
     expect(stableHeaders(second)).toEqual(stableHeaders(first));
-    await expectProblem(
-      await server.get(path, { headers: { 'x-api-key': `${key.slice(0, -1)}x` } }),
-      'unauthorized',
-      401,
-    );
+    await expectProblem(await server.get(path, { headers: { 'x-api-key': mistyped(key) } }), 'unauthorized', 401);
     await server.services.keys.revoke(id);
     await expectProblem(await server.get(path, { headers: { 'x-api-key': key } }), 'unauthorized', 401);
   });

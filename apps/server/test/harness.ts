@@ -246,6 +246,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
+/** `secret` with its last character changed: a credential one typo away (never the same one by chance). */
+export function mistyped(secret: string): string {
+  return `${secret.slice(0, -1)}${secret.endsWith('x') ? 'y' : 'x'}`;
+}
+
 /** Asserts a response is a problem document of the given kind and status, and returns its body. */
 export async function expectProblem(response: Response, kind: string, status: number): Promise<Problem> {
   expect(response.status).toBe(status);
