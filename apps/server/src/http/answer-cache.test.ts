@@ -105,13 +105,19 @@ describe('AnswerCache', () => {
     expect(cache.lookup('/a', 2)).toBeUndefined();
   });
 
-  it('splits a body at its generated_at, and gives it back with the time of asking', () => {
-    const body = '{"success":true,"data":{"releases":[],"pagination":"","generated_at":"2026-01-01T00:00:00.000Z"}}';
+  it.each([
+    ['ASCII', '[]'],
+    ['Japanese', '[{"title":"ハッピーシンセサイザ","artist":"EasyPop"}]'],
+  ])('splits a body (%s) at its generated_at, and gives it back with the time of asking', (_, releases) => {
+    const body = `{"success":true,"data":{"releases":${releases},"pagination":"","generated_at":"2026-01-01T00:00:00.000Z"}}`;
     const kept = answerOf(1, body, []);
     expect(kept.contentLength).toBe(Buffer.byteLength(body));
     expect(bodyAt(kept, Date.parse('2027-02-03T04:05:06.789Z'))).toBe(
       body.replace('2026-01-01T00:00:00.000Z', '2027-02-03T04:05:06.789Z'),
     );
+  });
+
+  it('keeps a body without a generated_at whole', () => {
     const noTime = answerOf(1, '{"success":true,"data":{"id":"rel_x","title":"\\"generated_at\\":\\""}}', []);
     expect(bodyAt(noTime, 0)).toBe(noTime.before.toString());
   });

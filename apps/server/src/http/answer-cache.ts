@@ -45,10 +45,12 @@ export function answerOf(
   const at = body.lastIndexOf(generatedAtKey);
   const end = at + generatedAtKey.length + timestampLength;
   const timed = at !== -1 && body.length === end + 3 && body.endsWith('"}}');
+  // What follows `before` (the time and `"}}`) is ASCII, so its bytes are its characters.
+  const before = timed ? body.slice(0, at + generatedAtKey.length) : body;
   return {
     stamp,
     headers,
-    before: ownBytes(timed ? body.slice(0, at + generatedAtKey.length) : body),
+    before: ownBytes(before, contentLength - (body.length - before.length)),
     after: timed ? body.slice(end) : '',
     contentLength,
     compressed: {},
@@ -56,11 +58,11 @@ export function answerOf(
 }
 
 /**
- * `text` in UTF-8, in memory of its own: `Buffer.from` puts a short text in a shared 8 KB slab, which a kept
+ * `text` in UTF-8 (`byteLength` bytes, known to the caller), in memory of its own: `Buffer.from` puts a short text in a shared 8 KB slab, which a kept
  * answer of 1 KB would then hold whole, eight times what the cache counts for it.
  */
-function ownBytes(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+function ownBytes(text: string, byteLength: number): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(byteLength);
   bytes.write(text);
   return bytes;
 }
