@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AnswerCache, answerOf, bodyAt } from './answer-cache.js';
 import { FrequencySketch } from './frequency-sketch.js';
+import { LastAsked } from './last-asked.js';
 
 describe('FrequencySketch', () => {
   it('never counts a key less often than it was asked for (until it halves)', () => {
@@ -24,6 +25,28 @@ describe('FrequencySketch', () => {
     expect(sketch.frequency('popular')).toBe(8);
     for (let i = 0; i < 100; i++) sketch.increment(`other ${i}`);
     expect(sketch.frequency('popular')).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('LastAsked', () => {
+  it('never says a key was asked for longer ago than it was, and knows a key never asked for', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 12 }), { maxLength: 2_000 }), (keys) => {
+        // Small, so that keys share slots.
+        const table = new LastAsked(2);
+        const last = new Map<string, number>();
+        keys.forEach((key, now) => {
+          table.record(key, now);
+          last.set(key, now);
+        });
+        const now = keys.length;
+        for (const [key, at] of last) expect(table.distance(key, now)).toBeLessThanOrEqual(now - at);
+      }),
+    );
+    const table = new LastAsked(100);
+    table.record('/a', 5);
+    expect(table.distance('/a', 12)).toBe(7);
+    expect(table.distance('/b', 12)).toBe(Infinity);
   });
 });
 
@@ -60,6 +83,51 @@ describe('AnswerCache', () => {
     expect(kept).toBeGreaterThanOrEqual(100);
     expect(kept).toBeLessThanOrEqual(120);
     expect(hits).toBeGreaterThanOrEqual(250);
+  });
+
+  /** Asks for each URL of `urls` in turn, `rounds` times, keeping what the cache admits; counts per round. */
+  function roundRobin(cache: AnswerCache, urls: string[], rounds: number): Array<{ hits: number; kept: number }> {
+    return Array.from({ length: rounds }, () => {
+      let hits = 0;
+      let kept = 0;
+      for (const url of urls) {
+        if (cache.lookup(url, 1)) hits++;
+        else if (cache.admits(url, answer(1).contentLength)) {
+          cache.keep(url, answer(1));
+          kept++;
+        }
+      }
+      return { hits, kept };
+    });
+  }
+
+  it('follows the URLs people ask for when they move on to others, within about two rounds', () => {
+    const cache = new AnswerCache({ maxAnswers: 100, maxBytes: 10_000_000 });
+    const before = Array.from({ length: 300 }, (_, i) => `/before/${i}`);
+    const after = Array.from({ length: 300 }, (_, i) => `/after/${i}`);
+    roundRobin(cache, before, 6);
+    const rounds = roundRobin(cache, after, 5);
+    // The old answers, asked for five or six times each, are not replaced on counts until the sketch halves
+    // them away (every 1,000 requests here, three rounds of the new URLs, and twice over); they are on being
+    // idle, once they have gone unasked for twice as long as a round of the new URLs.
+    expect(rounds[0]!.hits).toBe(0);
+    expect(rounds[2]!.hits + rounds[3]!.hits + rounds[4]!.hits).toBeGreaterThanOrEqual(270);
+    // And then it holds what it has again: about a cache's worth kept in all, not a round's.
+    expect(rounds.reduce((sum, round) => sum + round.kept, 0)).toBeLessThanOrEqual(130);
+  });
+
+  it('does not let a URL asked for twice in a row replace an answer people ask for', () => {
+    const cache = new AnswerCache({ maxAnswers: 100, maxBytes: 10_000_000 });
+    const used = Array.from({ length: 100 }, (_, i) => `/used/${i}`);
+    roundRobin(cache, used, 3);
+    for (let i = 0; i < 50; i++) {
+      const url = `/twice/${i}`;
+      expect(cache.lookup(url, 1)).toBeUndefined();
+      expect(cache.admits(url, answer(1).contentLength)).toBe(false);
+      expect(cache.lookup(url, 1)).toBeUndefined();
+      expect(cache.admits(url, answer(1).contentLength)).toBe(false);
+    }
+    expect(roundRobin(cache, used, 1)[0]!.hits).toBe(100);
   });
 
   it('is not churned either when its size, not its count, is what fills it', () => {

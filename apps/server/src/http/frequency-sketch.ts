@@ -56,7 +56,7 @@ const depth = 4;
 const maxCount = 15;
 
 /** Two 32-bit FNV-1a hashes of a string (the second with another basis), for double hashing. */
-function hashes(key: string): [number, number] {
+export function hashes(key: string): [number, number] {
   let a = 0x811c9dc5;
   let b = 0x01000193;
   for (let i = 0; i < key.length; i++) {
