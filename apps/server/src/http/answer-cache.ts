@@ -175,6 +175,8 @@ export class AnswerCache {
    * change, the old answers' idle time grows without bound while the new URLs' rounds stay the same.)
    */
   admits(key: string, contentLength: number): boolean {
+    // Recorded on misses only (a kept answer records its own hits); a URL whose last requests were hits before
+    // it was evicted therefore looks asked for longer ago than it was, which only makes it harder to admit.
     const sinceLastAsked = this.lastAsked.distance(key, this.requests);
     this.lastAsked.record(key, this.requests);
     const before = this.frequencies.frequency(key) - 1;
