@@ -21,12 +21,23 @@ const shutdownGraceMs = 1_000;
  * bench). The flag is read at every collection, so setting it here, before the load, takes effect.
  */
 const heapGrowingPercent = 25;
+/**
+ * V8 pretenures an allocation site (allocates its objects straight in the old generation) when most of what it
+ * made survived a young-generation collection. Under reads from PostgreSQL some of pg's sites tip over, and their
+ * old-generation objects then hold every young string they point to (the rows' documents, garbage a millisecond
+ * later) through the next collections: ours promoted 1.6-2 MB per young-generation collection, and ran a full
+ * collection every half second, where the same reads without the framework promoted nothing. Without
+ * pretenuring the rows die young: 0.37 MB (bench/RESULTS.md, "fifth pass"). Like the flag above, it is read when
+ * V8 decides, so setting it here, before the load, takes effect.
+ */
+const pretenuring = '--no-allocation-site-pretenuring';
 // Not settable here: `--min-semi-space-size=16` must be on the command line (`pnpm start`, docs/deploy.md).
 // V8 shrinks an idle process's young generation to 1 MB, and under the next load it collects every few
 // milliseconds for seconds until it has grown back; the size it may shrink to is fixed when the heap is made.
 
 async function main(): Promise<void> {
   v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`);
+  v8.setFlagsFromString(pretenuring);
   let config;
   try {
     config = loadConfig();
