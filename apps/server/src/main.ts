@@ -23,11 +23,11 @@ const shutdownGraceMs = 1_000;
 const heapGrowingPercent = 25;
 /**
  * V8 pretenures an allocation site (allocates its objects straight in the old generation) when most of what it
- * made survived a young-generation collection. Under reads from PostgreSQL some of pg's sites tip over, and their
- * old-generation objects then hold every young string they point to (the rows' documents, garbage a millisecond
+ * made survived a young-generation collection. Under reads from PostgreSQL some sites on that path tip over, and
+ * their old-generation objects then hold every young string they point to (the rows' documents, garbage a millisecond
  * later) through the next collections: ours promoted 1.6-2 MB per young-generation collection, and ran a full
  * collection every half second, where the same reads without the framework promoted nothing. Without
- * pretenuring the rows die young: 0.37 MB (bench/RESULTS.md, "fifth pass"). Like the flag above, it is read when
+ * pretenuring the rows die young: 0.11 MB (bench/RESULTS.md, "fifth pass"). Like the flag above, it is read when
  * V8 decides, so setting it here, before the load, takes effect.
  */
 const pretenuring = '--no-allocation-site-pretenuring';

@@ -5,7 +5,7 @@ import { hashes } from './frequency-sketch.js';
  * the slots its hashes pick (as the frequency sketch picks its counters). Slots only move forward, and all of a
  * key's slots were written at its last request, so the oldest of them is that request or a later one: the
  * distance it gives is never more than the truth. It is less only when every one of the key's slots was written
- * since by other keys: with 128 slots per answer the cache holds (1 MB for 2,000), under one request in 400 of
+ * since by other keys: with 128 slots per answer the cache holds (1 MB for 2,000), about one request in 200 of
  * a round robin over ten times as many URLs as the cache holds.
  */
 export class LastAsked {
