@@ -36,17 +36,17 @@ describe('LastAsked', () => {
         const table = new LastAsked(2);
         const last = new Map<string, number>();
         keys.forEach((key, now) => {
-          table.record(key, now);
+          const distance = table.swap(key, now);
+          const at = last.get(key);
+          expect(distance).toBeLessThanOrEqual(at === undefined ? Infinity : now - at);
           last.set(key, now);
         });
-        const now = keys.length;
-        for (const [key, at] of last) expect(table.distance(key, now)).toBeLessThanOrEqual(now - at);
       }),
     );
     const table = new LastAsked(100);
-    table.record('/a', 5);
-    expect(table.distance('/a', 12)).toBe(7);
-    expect(table.distance('/b', 12)).toBe(Infinity);
+    expect(table.swap('/a', 5)).toBe(Infinity);
+    expect(table.swap('/a', 12)).toBe(7);
+    expect(table.swap('/b', 12)).toBe(Infinity);
   });
 });
 

@@ -59,8 +59,9 @@ export function answerOf(
 }
 
 /**
- * `text` in UTF-8 (`byteLength` bytes, known to the caller), in memory of its own: `Buffer.from` puts a short text in a shared 8 KB slab, which a kept
- * answer of 1 KB would then hold whole, eight times what the cache counts for it.
+ * `text` in UTF-8 (`byteLength` bytes, known to the caller), in memory of its own: `Buffer.from` puts a short
+ * text in a shared 8 KB slab, which a kept answer of 1 KB would then hold whole, eight times what the cache
+ * counts for it.
  */
 function ownBytes(text: string, byteLength: number): Buffer {
   const bytes = Buffer.allocUnsafeSlow(byteLength);
@@ -177,8 +178,7 @@ export class AnswerCache {
   admits(key: string, contentLength: number): boolean {
     // Recorded on misses only (a kept answer records its own hits); a URL whose last requests were hits before
     // it was evicted therefore looks asked for longer ago than it was, which only makes it harder to admit.
-    const sinceLastAsked = this.lastAsked.distance(key, this.requests);
-    this.lastAsked.record(key, this.requests);
+    const sinceLastAsked = this.lastAsked.swap(key, this.requests);
     const before = this.frequencies.frequency(key) - 1;
     if (before < 1) return false;
     // Room for it without evicting anything, by count and by size alike.
@@ -193,9 +193,5 @@ export class AnswerCache {
   /** Keeps an answer read in the current generation (one read in an older one is dropped). */
   keep(key: string, answer: Answer): void {
     if (answer.stamp === this.generation) this.answers.set(key, { answer, asked: this.requests });
-  }
-
-  get size(): number {
-    return this.answers.size;
   }
 }

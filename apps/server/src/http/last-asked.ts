@@ -21,28 +21,23 @@ export class LastAsked {
   }
 
   /**
-   * How many requests before request number `now` `key` was last asked for (and recorded); `Infinity` if it
-   * never was. Request numbers are counted modulo 2^32: a distance is right as long as it is shorter than that.
+   * Records that `key` is asked for in request number `now`, and says how many requests before it was last
+   * asked for (and recorded); `Infinity` if it never was. One hash for both, as the cache needs both on every
+   * miss. Request numbers are counted modulo 2^32: a distance is right as long as it is shorter than that.
    */
-  distance(key: string, now: number): number {
+  swap(key: string, now: number): number {
     const [h1, h2] = hashes(key);
+    // Never 0, which marks a slot never written (request numbers are stored plus one).
+    const stored = (now + 1) >>> 0 || 1;
     // The oldest slot is the nearest to the key's own last request: the longest distance.
     let longest = 0;
     for (let i = 0; i < depth; i++) {
-      const slot = this.asked[(h1 + i * h2) & this.mask]!;
-      // 0 is a slot never written (request numbers are stored plus one).
-      if (slot === 0) return Infinity;
-      longest = Math.max(longest, (now + 1 - slot) >>> 0);
+      const index = (h1 + i * h2) & this.mask;
+      const slot = this.asked[index]!;
+      longest = slot === 0 ? Infinity : Math.max(longest, (stored - slot) >>> 0);
+      this.asked[index] = stored;
     }
     return longest;
-  }
-
-  /** Records that `key` was asked for in request number `now`. */
-  record(key: string, now: number): void {
-    const [h1, h2] = hashes(key);
-    // Never 0, which marks a slot never written.
-    const stored = (now + 1) >>> 0 || 1;
-    for (let i = 0; i < depth; i++) this.asked[(h1 + i * h2) & this.mask] = stored;
   }
 }
 
