@@ -518,6 +518,19 @@ function rssMegabytes(pid) {
   return { anon: field('RssAnon'), total: field('VmRSS') };
 }
 
+/**
+ * The machine's CPU time so far, from /proc/stat (Linux): all of it, and what the hypervisor gave to other
+ * guests while this one wanted to run (`steal`). On a shared host a measurement can lose a third of its CPU
+ * this way, which moves every figure of it; the entry says how much each lost. Undefined elsewhere.
+ */
+function machineCpu() {
+  if (!existsSync('/proc/stat')) return undefined;
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: fields.reduce((sum, n) => sum + n, 0), steal: fields[7] ?? 0 };
+}
+/** The share of the machine's CPU time stolen during each measurement. */
+const stolen = [];
+
 let peakRss = 0;
 let peakRssTotal = 0;
 /** One measurement: closed-loop load from its own process; the servers' CPU and our RSS sampled meanwhile. */
@@ -533,6 +546,7 @@ function load(baseUrl, paths, { headers, watch = [], slowest = 0 } = {}) {
     slowest,
   };
   const cpuBefore = watch.map(cpuSeconds);
+  const machineBefore = machineCpu();
   // Peak RSS is the single instance's (the scaling phase runs others, after it has stopped).
   const sampler = setInterval(() => {
     if (watch.includes(ours.pid)) {
@@ -552,6 +566,10 @@ function load(baseUrl, paths, { headers, watch = [], slowest = 0 } = {}) {
       const result = JSON.parse(out);
       // CPU over warm-up and measurement alike, per request measured: an upper bound, good for comparing.
       result.cpuSeconds = watch.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
+      const machineAfter = machineCpu();
+      if (machineBefore && machineAfter && machineAfter.total > machineBefore.total) {
+        stolen.push((machineAfter.steal - machineBefore.steal) / (machineAfter.total - machineBefore.total));
+      }
       resolve(result);
     });
   });
@@ -847,6 +865,13 @@ const scalingLines = scaling
     ]
   : [];
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
+const stolenLine = stolen.length
+  ? (() => {
+      const sorted = [...stolen].sort((a, b) => a - b);
+      const percent = (share) => `${fmt(share * 100, 0)} %`;
+      return `CPU time the hypervisor gave to other guests during the measurements (\`steal\` in /proc/stat): median ${percent(sorted[Math.floor(sorted.length / 2)])}, highest ${percent(sorted[sorted.length - 1])} of one measurement.`;
+    })()
+  : undefined;
 const compressionLines = [
   `A 100-release page by \`Accept-Encoding\`, ours only, ${distinct ? `first requests (${compression[0].urls} distinct URLs)` : `answered from memory (${compression[0].urls} URLs rotated)`}:`,
   '',
@@ -879,6 +904,7 @@ const report = [
   `Catalogue: ${rows.toLocaleString('en-US')} synthetic releases (seed ${seed}), ${database === 'sqlite' ? 'SQLite file' : 'PostgreSQL'}${seeded.seconds ? `, seeded in ${fmt(seeded.seconds, 0)} s` : ''}. ${connections} keep-alive connections, ${durationMs / 1000} s per measurement after 1 s warm-up; ours and same-SQL ${rounds === 1 ? 'measured once each' : `in ${rounds} alternating rounds, each server's figures from its median round by req/s`}.`,
   `Size on disk: ${sizeOnDisk}.`,
   `Machine: ${machine}.`,
+  ...(stolenLine ? [stolenLine] : []),
   `Checked before measuring: ${checked}.`,
   '',
   ...table,
