@@ -156,4 +156,44 @@ describe('FilterPostings at a size where common values are sets and rare ones li
     expect(counts.languages).toEqual(plain('languages'));
     expect(total).toBe([...Array(size).keys()].filter((o) => holds(o, 'genres') && holds(o, 'languages')).length);
   });
+
+  // Values spread thin (every one a list, fewer than one release in 32): counting walks the members, one
+  // filter's values after another, over few matches or over the others of most of the catalogue.
+  const genreOf = (o: number) => `g${o % 40}`;
+  const languagesOf = (o: number) => [`l${o % 50}`, ...(o % 9 === 0 ? [`l${(o + 1) % 50}`] : [])];
+  const spreadBuilder = FilterPostings.builder();
+  for (let o = 0; o < size; o++) {
+    spreadBuilder.add([
+      { ordinal: o, name: 'genres' as const, value_key: genreOf(o) },
+      ...languagesOf(o).map((value_key) => ({ ordinal: o, name: 'languages' as const, value_key })),
+    ]);
+  }
+  const spread = spreadBuilder.done(size);
+
+  it.each([
+    ['few', (o: number) => o % 7 === 0],
+    ['most', (o: number) => o % 5 !== 0],
+  ])('counts every filter over %s matches of a search as a plain count does', (which, matched) => {
+    const within = new Int32Array(Math.ceil(size / 32));
+    for (let o = 0; o < size; o++) if (matched(o)) within[o >>> 5]! |= 1 << (o & 31);
+    const plain = (valuesOf: (o: number) => string[]) => {
+      const counted = new Map<string, number>();
+      for (let o = 0; o < size; o++) {
+        if (matched(o)) for (const value of valuesOf(o)) counted.set(value, (counted.get(value) ?? 0) + 1);
+      }
+      return counted;
+    };
+    const { counts, total } = spread.facetsInContext(none, { key: `search ${which}`, matches: () => within });
+    expect(counts.genres).toEqual(plain((o) => [genreOf(o)]));
+    expect(counts.languages).toEqual(plain(languagesOf));
+    expect(counts.vocaloid_banks.size).toBe(0);
+    expect(total).toBe([...Array(size).keys()].filter(matched).length);
+    // And one filter chosen: the other counted over the search's matches and that filter's value.
+    const chosen = spread.facetsInContext(
+      { ...none, genres: ['g0'] },
+      { key: `search ${which}`, matches: () => within },
+    );
+    expect(chosen.counts.languages).toEqual(plain((o) => (genreOf(o) === 'g0' ? languagesOf(o) : [])));
+    expect(chosen.counts.genres).toEqual(plain((o) => [genreOf(o)]));
+  });
 });
