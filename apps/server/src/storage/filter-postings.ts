@@ -10,11 +10,9 @@ import { addAll, and, BitSets, count, countBoth, emptySet, has, or } from './bit
  * (hundreds of milliseconds once a filter matches a few hundred thousand releases).
  *
  * A value's releases are a set (`bit-sets.ts`) when it is common, where the set is the smaller (a value of more
- * than one release in 32), else a list of ordinals. Each release's values are numbers into one array per
- * filter: 2 bytes per (release, value) pair while the catalogue has fewer than 65,536 values, so that counting
- * one filter's values over a set walks that filter's values only (a pass counting the languages walks one value
- * per release, not the four or five of all three filters). At a million synthetic releases with four or five
- * values each, 29 MB in all (21 MB of per-release values and where each release's start, 8 MB of sets).
+ * than one release in 32), else a list of ordinals. Each release's values are numbers into one array: 2 bytes
+ * per (release, value) pair while the catalogue has fewer than 65,536 values. At a million synthetic releases
+ * with four or five values each, 21 MB in all (13 MB of per-release values, 8 MB of sets).
  */
 export class FilterPostings {
   private constructor(
@@ -28,13 +26,13 @@ export class FilterPostings {
     private readonly valueReleases: Int32Array[],
     private readonly dense: boolean[],
     private readonly valueCounts: Int32Array,
-    /** Release `o`'s values of filter `name` are `valuesOf[name][valuesFrom[name][o]..valuesFrom[name][o + 1])`. */
-    private readonly valuesFrom: PerFilter<Int32Array>,
-    private readonly valuesOf: PerFilter<Uint16Array | Int32Array>,
+    /** Release `o`'s values are `valuesOf[valuesFrom[o]]` to `valuesOf[valuesFrom[o + 1] - 1]`. */
+    private readonly valuesFrom: Int32Array,
+    private readonly valuesOf: Uint16Array | Int32Array,
     /** Shared with the rest of the catalogue in memory; its caller resets it (`CatalogueIndex`). */
     private readonly sets: BitSets,
   ) {
-    this.valuesPerRelease = perFilter((name) => valuesOf[name].length / Math.max(1, releases));
+    this.valuesPerRelease = valuesOf.length / Math.max(1, releases);
     this.intersectionCost = perFilter((name) => {
       let cost = 0;
       for (const value of numbers[name].values()) cost += dense[value] ? sets.words : valueReleases[value]!.length;
@@ -122,10 +120,7 @@ export class FilterPostings {
    */
   private countValues(set: Int32Array, names: readonly ReleaseFilterParameter[]): Int32Array {
     const members = count(set);
-    const walked = names.reduce(
-      (sum, name) => sum + Math.min(members, this.releases - members) * this.valuesPerRelease[name],
-      0,
-    );
+    const walked = Math.min(members, this.releases - members) * this.valuesPerRelease;
     const intersected = names.reduce((sum, name) => sum + this.intersectionCost[name], 0);
     const counted = new Int32Array(this.valueKeys.length);
     if (intersected < walked) {
@@ -137,54 +132,30 @@ export class FilterPostings {
       }
       return counted;
     }
-    if (members * 2 <= this.releases) {
-      this.countMembers(set, names, counted);
-      return counted;
-    }
-    this.countMembers(this.sets.complement(set), names, counted);
-    for (let value = 0; value < counted.length; value++) {
-      if (names.includes(this.valueNames[value]!)) counted[value] = this.valueCounts[value]! - counted[value]!;
-    }
+    if (members * 2 <= this.releases) return this.countMembers(set, counted);
+    this.countMembers(this.sets.complement(set), counted);
+    for (let value = 0; value < counted.length; value++) counted[value] = this.valueCounts[value]! - counted[value]!;
     return counted;
   }
 
-  /** How many values of each filter a release holds, on average (what walking a member costs). */
-  private readonly valuesPerRelease: PerFilter<number>;
+  /** How many values a release holds, on average (what walking a member costs). */
+  private readonly valuesPerRelease: number;
 
   /** What intersecting a filter's every value with a set costs: a word per word of a set, a step per listed release. */
   private readonly intersectionCost: PerFilter<number>;
 
-  /** Adds to `counted` how many members of `set` hold each value of the filters `names`. */
-  private countMembers(set: Int32Array, names: readonly ReleaseFilterParameter[], counted: Int32Array): void {
-    if (names.length === 1) {
-      // Locals, not fields, in the loop over every member: V8 reloads a field after each store to `counted`.
-      const valuesFrom = this.valuesFrom[names[0]!];
-      const valuesOf = this.valuesOf[names[0]!];
-      for (let w = 0; w < set.length; w++) {
-        let word = set[w]!;
-        while (word !== 0) {
-          const o = w * 32 + 31 - Math.clz32(word & -word);
-          word &= word - 1;
-          for (let k = valuesFrom[o]!, end = valuesFrom[o + 1]!; k < end; k++) counted[valuesOf[k]!]!++;
-        }
-      }
-      return;
-    }
-    // Several filters: one walk over the members (finding them costs about what counting one filter does).
-    const froms = names.map((name) => this.valuesFrom[name]);
-    const ofs = names.map((name) => this.valuesOf[name]);
+  private countMembers(set: Int32Array, counted: Int32Array): Int32Array {
+    // Locals, not fields, in the loop over every member: V8 reloads a field after each store to `counted`.
+    const { valuesFrom, valuesOf } = this;
     for (let w = 0; w < set.length; w++) {
       let word = set[w]!;
       while (word !== 0) {
         const o = w * 32 + 31 - Math.clz32(word & -word);
         word &= word - 1;
-        for (let f = 0; f < froms.length; f++) {
-          const valuesFrom = froms[f]!;
-          const valuesOf = ofs[f]!;
-          for (let k = valuesFrom[o]!, end = valuesFrom[o + 1]!; k < end; k++) counted[valuesOf[k]!]!++;
-        }
+        for (let k = valuesFrom[o]!, end = valuesFrom[o + 1]!; k < end; k++) counted[valuesOf[k]!]!++;
       }
     }
+    return counted;
   }
 
   /** The releases matching every chosen filter (any of its values); undefined when none is chosen. */
@@ -236,15 +207,14 @@ export class FilterPostings {
         const valueReleases: Int32Array[] = [];
         const dense: boolean[] = [];
         const counts: number[] = [];
-        // Each release's values of each filter, by counting first: a prefix sum of how many each holds.
-        const valuesFrom = perFilter(() => new Int32Array(releases + 1));
+        // Each release's values, by counting first: a prefix sum of how many each holds.
+        const valuesFrom = new Int32Array(releases + 1);
         for (const name of releaseFilterParameters) {
-          const from = valuesFrom[name];
           for (const [key, list] of lists[name]) {
             numbers[name].set(key, valueKeys.push(key) - 1);
             valueNames.push(name);
             counts.push(list.length);
-            for (const ordinal of list) from[ordinal + 1]!++;
+            for (const ordinal of list) valuesFrom[ordinal + 1]!++;
             if (list.length * 32 > releases) {
               const set = emptySet(releases);
               addAll(set, Int32Array.from(list));
@@ -256,17 +226,16 @@ export class FilterPostings {
             }
           }
         }
-        const valuesOf = perFilter((name) => {
-          const from = valuesFrom[name];
-          for (let o = 0; o < releases; o++) from[o + 1]! += from[o]!;
-          const next = from.slice(0, releases);
-          const of = valueKeys.length <= 0x10000 ? new Uint16Array(from[releases]!) : new Int32Array(from[releases]!);
+        for (let o = 0; o < releases; o++) valuesFrom[o + 1]! += valuesFrom[o]!;
+        const next = valuesFrom.slice(0, releases);
+        const valuesOf =
+          valueKeys.length <= 0x10000 ? new Uint16Array(valuesFrom[releases]!) : new Int32Array(valuesFrom[releases]!);
+        for (const name of releaseFilterParameters) {
           for (const [key, list] of lists[name]) {
             const value = numbers[name].get(key)!;
-            for (const ordinal of list) of[next[ordinal]!++] = value;
+            for (const ordinal of list) valuesOf[next[ordinal]!++] = value;
           }
-          return of;
-        });
+        }
         return new FilterPostings(
           releases,
           numbers,
