@@ -568,7 +568,8 @@ function load(baseUrl, paths, { headers, watch = [], slowest = 0 } = {}) {
       result.cpuSeconds = watch.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]);
       const machineAfter = machineCpu();
       if (machineBefore && machineAfter && machineAfter.total > machineBefore.total) {
-        stolen.push((machineAfter.steal - machineBefore.steal) / (machineAfter.total - machineBefore.total));
+        result.stolen = (machineAfter.steal - machineBefore.steal) / (machineAfter.total - machineBefore.total);
+        stolen.push(result.stolen);
       }
       resolve(result);
     });
@@ -916,7 +917,7 @@ const report = [
   ...(distinct
     ? []
     : [
-        `After ${idleSeconds} s idle, whole mix three times: ${afterIdle.map((r) => `${fmt(r.rps, 0)} req/s p99 ${fmt(r.p99)} ms`).join('; ')}.`,
+        `After ${idleSeconds} s idle, whole mix three times: ${afterIdle.map((r) => `${fmt(r.rps, 0)} req/s p99 ${fmt(r.p99)} ms${r.stolen === undefined ? '' : ` (${fmt(r.stolen * 100, 0)} % stolen)`}`).join('; ')}.`,
       ]),
   ...scalingLines,
   '',
