@@ -520,8 +520,8 @@ function rssMegabytes(pid) {
 
 /**
  * The machine's CPU time so far, from /proc/stat (Linux): all of it, and what the hypervisor gave to other
- * guests while this one wanted to run (`steal`). On a shared host a measurement can lose a third of its CPU
- * this way, which moves every figure of it; the entry says how much each lost. Undefined elsewhere.
+ * guests while this one wanted to run (`steal`). On this shared host one measurement lost 39 % of the machine's
+ * CPU this way (2026-11-29), so the entry says how much they lost. Undefined elsewhere.
  */
 function machineCpu() {
   if (!existsSync('/proc/stat')) return undefined;

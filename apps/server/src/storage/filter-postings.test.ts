@@ -157,8 +157,8 @@ describe('FilterPostings at a size where common values are sets and rare ones li
     expect(total).toBe([...Array(size).keys()].filter((o) => holds(o, 'genres') && holds(o, 'languages')).length);
   });
 
-  // Values spread thin (every one a list, fewer than one release in 32): counting walks the members, one
-  // filter's values after another, over few matches or over the others of most of the catalogue.
+  // Values spread thin (every one a list, fewer than one release in 32), so that counting walks the members and
+  // their values rather than intersecting: the few matches themselves, or the others of most of the catalogue.
   const genreOf = (o: number) => `g${o % 40}`;
   const languagesOf = (o: number) => [`l${o % 50}`, ...(o % 9 === 0 ? [`l${(o + 1) % 50}`] : [])];
   const spreadBuilder = FilterPostings.builder();
