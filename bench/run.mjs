@@ -866,12 +866,10 @@ const scalingLines = scaling
     ]
   : [];
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
-const stolenLine = stolen.length
-  ? (() => {
-      const sorted = [...stolen].sort((a, b) => a - b);
-      const percent = (share) => `${fmt(share * 100, 0)} %`;
-      return `CPU time the hypervisor gave to other guests during the measurements (\`steal\` in /proc/stat): median ${percent(sorted[Math.floor(sorted.length / 2)])}, highest ${percent(sorted[sorted.length - 1])} of one measurement.`;
-    })()
+const stolenSorted = [...stolen].sort((a, b) => a - b);
+const percent = (share) => `${fmt(share * 100, 0)} %`;
+const stolenLine = stolenSorted.length
+  ? `CPU time the hypervisor gave to other guests during the measurements (\`steal\` in /proc/stat): median ${percent(stolenSorted[Math.floor(stolenSorted.length / 2)])}, highest ${percent(stolenSorted.at(-1))} of one measurement.`
   : undefined;
 const compressionLines = [
   `A 100-release page by \`Accept-Encoding\`, ours only, ${distinct ? `first requests (${compression[0].urls} distinct URLs)` : `answered from memory (${compression[0].urls} URLs rotated)`}:`,
@@ -917,7 +915,7 @@ const report = [
   ...(distinct
     ? []
     : [
-        `After ${idleSeconds} s idle, whole mix three times: ${afterIdle.map((r) => `${fmt(r.rps, 0)} req/s p99 ${fmt(r.p99)} ms${r.stolen === undefined ? '' : ` (${fmt(r.stolen * 100, 0)} % stolen)`}`).join('; ')}.`,
+        `After ${idleSeconds} s idle, whole mix three times: ${afterIdle.map((r) => `${fmt(r.rps, 0)} req/s p99 ${fmt(r.p99)} ms${r.stolen === undefined ? '' : ` (${percent(r.stolen)} stolen)`}`).join('; ')}.`,
       ]),
   ...scalingLines,
   '',
