@@ -2,6 +2,7 @@ import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/
 import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import { perFilter } from '../catalogue/filters.js';
 import { addAll, and, BitSets, count, countBoth, emptySet, has, or } from './bit-sets.js';
+import { ValueSlots, walkedSlotCost } from './value-slots.js';
 
 /**
  * The filter values of a whole catalogue, in memory: for each value, the releases holding it, and each
@@ -10,9 +11,9 @@ import { addAll, and, BitSets, count, countBoth, emptySet, has, or } from './bit
  * (hundreds of milliseconds once a filter matches a few hundred thousand releases).
  *
  * A value's releases are a set (`bit-sets.ts`) when it is common, where the set is the smaller (a value of more
- * than one release in 32), else a list of ordinals. Each release's values are numbers into one array: 2 bytes
- * per (release, value) pair while the catalogue has fewer than 65,536 values. At a million synthetic releases
- * with four or five values each, 21 MB in all (13 MB of per-release values, 8 MB of sets).
+ * than one release in 32), else a list of ordinals. Each release's values are value numbers in slots of a fixed
+ * width (`ValueSlots`): a byte each while the catalogue has fewer than 255 values. At a million synthetic
+ * releases with three to eight values each, 16 MB in all (8 MB of slots, 8 MB of sets).
  */
 export class FilterPostings {
   private constructor(
@@ -26,13 +27,11 @@ export class FilterPostings {
     private readonly valueReleases: Int32Array[],
     private readonly dense: boolean[],
     private readonly valueCounts: Int32Array,
-    /** Release `o`'s values are `valuesOf[valuesFrom[o]]` to `valuesOf[valuesFrom[o + 1] - 1]`. */
-    private readonly valuesFrom: Int32Array,
-    private readonly valuesOf: Uint16Array | Int32Array,
+    /** Each release's values (`ValueSlots`). */
+    private readonly slots: ValueSlots,
     /** Shared with the rest of the catalogue in memory; its caller resets it (`CatalogueIndex`). */
     private readonly sets: BitSets,
   ) {
-    this.valuesPerRelease = valuesOf.length / Math.max(1, releases);
     this.intersectionCost = perFilter((name) => {
       let cost = 0;
       for (const value of numbers[name].values()) cost += dense[value] ? sets.words : valueReleases[value]!.length;
@@ -115,15 +114,15 @@ export class FilterPostings {
 
   /**
    * How many releases of `set` hold each value of the filters `names`, by value number, the cheaper of two ways:
-   * walking the set's members (or the others', when it holds more than half) and their values, or intersecting
+   * walking the set's members (or the others', when it holds more than half) and their values' slots, or intersecting
    * the set with each value's releases (for a filter of few common values, such as languages, over many matches).
    */
   private countValues(set: Int32Array, names: readonly ReleaseFilterParameter[]): Int32Array {
     const members = count(set);
-    const walked = Math.min(members, this.releases - members) * this.valuesPerRelease;
+    const walked = Math.min(members, this.releases - members) * this.slots.width * walkedSlotCost;
     const intersected = names.reduce((sum, name) => sum + this.intersectionCost[name], 0);
-    const counted = new Int32Array(this.valueKeys.length);
     if (intersected < walked) {
+      const counted = new Int32Array(this.valueKeys.length);
       for (let value = 0; value < counted.length; value++) {
         if (!names.includes(this.valueNames[value]!)) continue;
         const releases = this.valueReleases[value]!;
@@ -132,31 +131,14 @@ export class FilterPostings {
       }
       return counted;
     }
-    if (members * 2 <= this.releases) return this.countMembers(set, counted);
-    this.countMembers(this.sets.complement(set), counted);
+    if (members * 2 <= this.releases) return this.slots.count(set);
+    const counted = this.slots.count(this.sets.complement(set));
     for (let value = 0; value < counted.length; value++) counted[value] = this.valueCounts[value]! - counted[value]!;
     return counted;
   }
 
-  /** How many values a release holds, on average (what walking a member costs). */
-  private readonly valuesPerRelease: number;
-
   /** What intersecting a filter's every value with a set costs: a word per word of a set, a step per listed release. */
   private readonly intersectionCost: PerFilter<number>;
-
-  private countMembers(set: Int32Array, counted: Int32Array): Int32Array {
-    // Locals, not fields, in the loop over every member: V8 reloads a field after each store to `counted`.
-    const { valuesFrom, valuesOf } = this;
-    for (let w = 0; w < set.length; w++) {
-      let word = set[w]!;
-      while (word !== 0) {
-        const o = w * 32 + 31 - Math.clz32(word & -word);
-        word &= word - 1;
-        for (let k = valuesFrom[o]!, end = valuesFrom[o + 1]!; k < end; k++) counted[valuesOf[k]!]!++;
-      }
-    }
-    return counted;
-  }
 
   /** The releases matching every chosen filter (any of its values); undefined when none is chosen. */
   matching(filters: FilterKeys): Int32Array | undefined {
@@ -207,14 +189,11 @@ export class FilterPostings {
         const valueReleases: Int32Array[] = [];
         const dense: boolean[] = [];
         const counts: number[] = [];
-        // Each release's values, by counting first: a prefix sum of how many each holds.
-        const valuesFrom = new Int32Array(releases + 1);
         for (const name of releaseFilterParameters) {
           for (const [key, list] of lists[name]) {
             numbers[name].set(key, valueKeys.push(key) - 1);
             valueNames.push(name);
             counts.push(list.length);
-            for (const ordinal of list) valuesFrom[ordinal + 1]!++;
             if (list.length * 32 > releases) {
               const set = emptySet(releases);
               addAll(set, Int32Array.from(list));
@@ -226,16 +205,13 @@ export class FilterPostings {
             }
           }
         }
-        for (let o = 0; o < releases; o++) valuesFrom[o + 1]! += valuesFrom[o]!;
-        const next = valuesFrom.slice(0, releases);
-        const valuesOf =
-          valueKeys.length <= 0x10000 ? new Uint16Array(valuesFrom[releases]!) : new Int32Array(valuesFrom[releases]!);
-        for (const name of releaseFilterParameters) {
-          for (const [key, list] of lists[name]) {
-            const value = numbers[name].get(key)!;
-            for (const ordinal of list) valuesOf[next[ordinal]!++] = value;
-          }
-        }
+        const slots = ValueSlots.of(
+          releases,
+          valueKeys.length,
+          releaseFilterParameters.flatMap((name) =>
+            [...lists[name]].map(([key, list]) => ({ value: numbers[name].get(key)!, releases: list })),
+          ),
+        );
         return new FilterPostings(
           releases,
           numbers,
@@ -244,8 +220,7 @@ export class FilterPostings {
           valueReleases,
           dense,
           Int32Array.from(counts),
-          valuesFrom,
-          valuesOf,
+          slots,
           sets,
         );
       },
