@@ -114,8 +114,9 @@ export class FilterPostings {
 
   /**
    * How many releases of `set` hold each value of the filters `names`, by value number, the cheaper of two ways:
-   * walking the set's members (or the others', when it holds more than half) and their values' slots, or intersecting
-   * the set with each value's releases (for a filter of few common values, such as languages, over many matches).
+   * walking the set's members (or the others', when it holds more than half) and reading their values' slots, or
+   * intersecting the set with each value's releases (for a filter of few common values, such as languages, over
+   * many matches).
    */
   private countValues(set: Int32Array, names: readonly ReleaseFilterParameter[]): Int32Array {
     const members = count(set);

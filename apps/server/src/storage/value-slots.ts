@@ -56,7 +56,7 @@ export class ValueSlots {
     return counted.subarray(0, this.none);
   }
 
-  /** The slots of releases `0..releases-1`, from each of `values` values' releases (ordinals, any order). */
+  /** The slots of releases `0..releases-1` holding `values` values, from each value's releases (in any order). */
   static of(releases: number, values: number, postings: ReadonlyArray<{ value: number; releases: readonly number[] }>) {
     const held = new Int32Array(releases);
     for (const posting of postings) for (const ordinal of posting.releases) held[ordinal]!++;
