@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { addAll, emptySet } from './bit-sets.js';
 import { FilterPostings, type PostingRow } from './filter-postings.js';
 
 const none = { vocaloid_banks: [], genres: [], languages: [] };
@@ -174,8 +175,8 @@ describe('FilterPostings at a size where common values are sets and rare ones li
     ['few', (o: number) => o % 7 === 0],
     ['most', (o: number) => o % 5 !== 0],
   ])('counts every filter over %s matches of a search as a plain count does', (which, matched) => {
-    const within = new Int32Array(Math.ceil(size / 32));
-    for (let o = 0; o < size; o++) if (matched(o)) within[o >>> 5]! |= 1 << (o & 31);
+    const within = emptySet(size);
+    addAll(within, Int32Array.from({ length: size }, (_, o) => o).filter(matched));
     const plain = (valuesOf: (o: number) => string[]) => {
       const counted = new Map<string, number>();
       for (let o = 0; o < size; o++) {

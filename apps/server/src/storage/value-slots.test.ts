@@ -1,17 +1,24 @@
 import { describe, expect, it } from 'vitest';
+import { addAll, emptySet } from './bit-sets.js';
 import { ValueSlots } from './value-slots.js';
 
 /** A set of `size` ordinals, as `bit-sets.ts` keeps them. */
 function setOf(size: number, holds: (ordinal: number) => boolean): Int32Array {
-  const set = new Int32Array(Math.ceil(size / 32));
-  for (let o = 0; o < size; o++) if (holds(o)) set[o >>> 5]! |= 1 << (o & 31);
+  const set = emptySet(size);
+  addAll(set, Int32Array.from({ length: size }, (_, o) => o).filter(holds));
   return set;
 }
 
 /** Each value's releases, from each release's values. */
 function postingsOf(size: number, valuesOf: (ordinal: number) => number[]) {
   const lists = new Map<number, number[]>();
-  for (let o = 0; o < size; o++) for (const value of valuesOf(o)) lists.set(value, [...(lists.get(value) ?? []), o]);
+  for (let o = 0; o < size; o++) {
+    for (const value of valuesOf(o)) {
+      let list = lists.get(value);
+      if (list === undefined) lists.set(value, (list = []));
+      list.push(o);
+    }
+  }
   return [...lists].map(([value, releases]) => ({ value, releases }));
 }
 
