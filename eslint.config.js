@@ -55,8 +55,13 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript (configs, bench scripts, the docs page's init script) is not part of any tsconfig.
-    files: ['**/*.mjs', '**/*.js'],
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: nodeGlobals },
+  },
+  {
+    // CommonJS configs (dependency-cruiser reads `.cjs`).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...nodeGlobals, module: 'writable', require: 'readonly' } },
   },
 );

@@ -11,14 +11,15 @@ import { requestId } from './http/request-id.js';
 import { mountRoutePipeline } from './http/route-pipeline.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
 import { webApp } from './http/web-app.js';
-import { requestLogger } from './logger.js';
-import { HttpProblem, problemHandler, validationProblem } from './problems.js';
+import { requestLogger } from './http/request-log.js';
+import { HttpProblem, validationProblem } from './kernel/http-problem.js';
+import { problemHandler } from './http/problem-response.js';
 import { authRoutes } from './routes/auth.js';
 import { docsRoutes } from './routes/docs.js';
 import { facetsRoutes } from './routes/facets.js';
 import { healthRoutes } from './routes/health.js';
-import { sendPreserializedJson } from './routes/json-text.js';
 import { keysRoutes } from './routes/keys.js';
+import { openapiRoutes } from './routes/openapi.js';
 import { probesRoutes } from './routes/probes.js';
 import { releaseRoutes } from './routes/release.js';
 import type { ServerParts, Services } from './services.js';
@@ -52,7 +53,6 @@ export function createApp(deps: AppDeps): App {
   // We send no validators (no ETag, no Last-Modified), so no request is ever fresh: `If-None-Match: *` must not
   // turn an answer into a bodyless 304 on one path and not on another (the answer cache does not either).
   Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
-  sendPreserializedJson(app);
 
   app.use(requestId, requestLogger(logger, deps.metrics), (_req, res, next) => {
     // While draining, each answered request also closes its connection, so shutdown need not wait for idle sockets.
@@ -61,9 +61,9 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(responseCompression());
   app.use(deps.securityHeaders.middleware);
-  app.use(publicReadPaths(), deps.cors.middleware);
+  app.use(publicReadPaths(deps.routes), deps.cors.middleware);
 
-  mountRoutePipeline(app, deps.admit);
+  mountRoutePipeline(app, deps.routes, deps.admit);
   const server = initServer();
   createExpressEndpoints(
     contract,
@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps): App {
         clock,
       }),
       keys: keysRoutes({ keys: deps.keys, store: storage.keys }),
-      openapi: { document: async () => ({ status: 200, body: deps.openApiDocument }) },
+      openapi: openapiRoutes(deps.openApiDocument),
       docs: docsRoutes({ publicUrl: config.publicUrl }),
       probes: probesRoutes({ storage, isShuttingDown: deps.isShuttingDown }),
     }),
@@ -102,7 +102,7 @@ export function createApp(deps: AppDeps): App {
 
   app.use('/docs/assets', docsAssets());
   app.use(webApp(deps.webAppRoot));
-  app.use(unmatchedRoute());
+  app.use(unmatchedRoute(deps.routes));
   app.use(problemHandler({ publicUrl: config.publicUrl, logger }));
 
   return { listener: deps.fastPath(app), express: app };

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import v8 from 'node:v8';
 import { createApp } from './app.js';
-import { seedOnFirstRun } from './catalogue/first-run.js';
+import { seedOnFirstRun } from './first-run.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger, flushLogs } from './logger.js';
+import { createLogger, flushLogs } from './kernel/logger.js';
 import { listenForMetrics } from './metrics/metrics-listener.js';
-import { answerClientErrors } from './problems.js';
+import { answerClientErrors } from './http/problem-response.js';
 import { composeServer, openServices, warmUp } from './services.js';
 
 /** How often ended sessions are deleted from the database (each instance sweeps; a delete of none is cheap). */

@@ -10,7 +10,7 @@ import { PasswordHasher } from './auth/passwords.js';
 import { SessionCookie } from './auth/session-cookie.js';
 import { SessionService } from './auth/sessions.js';
 import { CursorCodec } from './catalogue/cursor.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './kernel/clock.js';
 import type { Config } from './config.js';
 import { AnswerCache } from './http/answer-cache.js';
 import { clientAddressResolver, compileTrust, type TrustRule } from './http/client-address.js';
@@ -22,22 +22,22 @@ import { createKeyManager } from './keys/key-managers.js';
 import { noMetrics, type Metrics } from './metrics/metrics.js';
 import { PrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { SmtpMailer, type Mailer } from './mail/mailer.js';
-import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
 import type { CounterStore } from './rate-limit/interface.js';
 import { MemoryCounterStore } from './rate-limit/memory-counter-store.js';
 import { CallerQuotas } from './rate-limit/quotas.js';
 import { openSharedRedis, RedisCounterStore, type SharedRedis } from './rate-limit/redis-counter-store.js';
-import { facetsReads, type FacetsReads } from './routes/facets.js';
-import { releaseReads, type ReleaseReads } from './routes/release.js';
-import { replayableRoutes } from './routes/replayable.js';
+import { RouteTable } from './http/route-table.js';
+import { facetsReads, facetsReplays, type FacetsReads } from './routes/facets.js';
+import { releaseReads, releaseReplays, type ReleaseReads } from './routes/release.js';
 import {
   failureStoreWindowMs,
   SignInThrottle,
   turnStoreWindowMs,
   type SignInThrottleStores,
 } from './rate-limit/sign-in-throttle.js';
-import { openStorage } from './storage/index.js';
-import type { Storage } from './storage/interface.js';
+import { openStorage } from './db/index.js';
+import type { Storage } from './db/interface.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../package.json') as { version: string };
@@ -173,6 +173,8 @@ function sweepSessionsEvery(intervalMs: number, sessions: SessionService, logger
 
 /** What the HTTP server is made of besides the services: built once, by `composeServer`. */
 export interface ServerParts {
+  /** The contract's routes: what Express mounts and the fast path matches. */
+  routes: RouteTable;
   cookie: SessionCookie;
   /** The one admission function (`auth/admission.ts`) of the Express pipeline and the answer cache alike. */
   admit: Admit;
@@ -244,9 +246,11 @@ export async function composeServer(
     release: releaseReads({ config, catalogue: services.storage.catalogue, clock, cursors }),
     facets: facetsReads({ catalogue: services.storage.catalogue, clock }),
   };
+  const routes = new RouteTable();
   const headers = securityHeaders(config.publicUrl);
   const cors = publicReadCors(config.corsOrigins);
   return {
+    routes,
     cookie,
     admit,
     trust,
@@ -255,7 +259,8 @@ export async function composeServer(
     cors,
     fastPath: fastPath({
       admit,
-      routes: replayableRoutes(reads),
+      routes,
+      replays: [...releaseReplays(reads.release), ...facetsReplays(reads.facets)],
       answers: new AnswerCache(),
       catalogue: services.storage.catalogue,
       apiHeaders: headers.api,

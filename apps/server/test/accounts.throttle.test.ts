@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { limits } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/kernel/logger.js';
 import { closedPort } from './unkey-standin.js';
 import {
   expectProblem,

@@ -1,6 +1,6 @@
 import { ReleaseListResponseSchema } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogueReads, Storage } from '../src/storage/interface.js';
+import type { CatalogueReads, Storage } from '../src/db/interface.js';
 import { expectProblem, mistyped, sampleReleases, startTestServer, type TestServer } from './harness.js';
 
 /**

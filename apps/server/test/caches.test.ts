@@ -2,9 +2,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { FacetsResponseSchema, ReleaseListResponseSchema } from '@releases/contract';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../src/storage/index.js';
-import type { Storage } from '../src/storage/interface.js';
-import { dataVersionCheckMs } from '../src/storage/sqlite.js';
+import { openStorage } from '../src/db/index.js';
+import type { Storage } from '../src/db/interface.js';
+import { dataVersionCheckMs } from '../src/db/sqlite/sqlite-backend.js';
 import { sampleReleases, startTestServer, testDatabases, type TestServer } from './harness.js';
 import { SessionLookups } from './session-lookups.js';
 

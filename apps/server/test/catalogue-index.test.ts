@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filterKeys } from '../src/catalogue/filters.js';
 import { parseSearch } from '../src/catalogue/search-text.js';
 import { syntheticCatalogue, syntheticVocabulary } from '../src/catalogue/synthetic.js';
-import { openStorage, type Storage } from '../src/storage/index.js';
-import type { ReleasePageRequest } from '../src/storage/interface.js';
+import { openStorage, type Storage } from '../src/db/index.js';
+import type { ReleasePageRequest } from '../src/catalogue/query.js';
 import { startTestServer, testDatabases, type TestServer } from './harness.js';
 
 type Query = Pick<ReleasePageRequest, 'filters' | 'search' | 'sort'>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../src/crypto.js';
+import { hashSecret } from '../src/kernel/crypto.js';
 import { generateApiKey } from '../src/keys/api-key-format.js';
-import type { Storage } from '../src/storage/interface.js';
+import type { Storage } from '../src/db/interface.js';
 import { expectProblem, startTestServer, type TestServer } from './harness.js';
 
 /**

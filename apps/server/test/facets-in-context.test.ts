@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filterKeys } from '../src/catalogue/filters.js';
 import { parseSearch, searchableText } from '../src/catalogue/search-text.js';
 import { syntheticCatalogue } from '../src/catalogue/synthetic.js';
-import { dateSpans } from '../src/storage/catalogue-reads.js';
-import { openStorage, type Storage } from '../src/storage/index.js';
+import { dateSpans } from '../src/db/catalogue/catalogue-reads.js';
+import { openStorage, type Storage } from '../src/db/index.js';
 import { startTestServer, testDatabases, type TestServer } from './harness.js';
 
 type Name = 'vocaloid_banks' | 'genres' | 'languages';

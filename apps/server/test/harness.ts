@@ -12,10 +12,10 @@ import type { DestinationStream, Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
 import { readSampleCatalogue } from '../src/catalogue/sample.js';
-import { systemClock, type Clock } from '../src/clock.js';
+import { systemClock, type Clock } from '../src/kernel/clock.js';
 import { testConfig, type Config } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
-import { answerClientErrors } from '../src/problems.js';
+import { createLogger } from '../src/kernel/logger.js';
+import { answerClientErrors } from '../src/http/problem-response.js';
 import type { CounterStore } from '../src/rate-limit/interface.js';
 import { openSharedRedis, RedisCounterStore } from '../src/rate-limit/redis-counter-store.js';
 import {
@@ -24,7 +24,7 @@ import {
   type SignInThrottleStores,
 } from '../src/rate-limit/sign-in-throttle.js';
 import { composeServer, openServices, type ServerParts, type Services } from '../src/services.js';
-import type { Storage } from '../src/storage/interface.js';
+import type { Storage } from '../src/db/interface.js';
 
 export interface TestServer {
   baseUrl: string;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describedRoutes } from '../src/http/contract-routes.js';
+import { RouteTable } from '../src/http/route-table.js';
 import { generateApiKey } from '../src/keys/api-key-format.js';
 import { metricsListener } from '../src/metrics/metrics-listener.js';
 import { closedPort, startUnkeyStandin, type UnkeyStandin } from './unkey-standin.js';
@@ -136,7 +136,7 @@ describe.each(testDatabases())('metrics on $database', ({ database, run }) => {
     expect(buckets.at(-1)?.value).toBe(1);
 
     // Route labels are the contract's path templates (or "other"): never a URL, an id or a query.
-    const templates = new Set([...describedRoutes().map(({ route }) => route.path), 'other']);
+    const templates = new Set([...new RouteTable().entries.map(({ route }) => route.path), 'other']);
     const routes = new Set(
       after.samples.filter((sample) => sample.name === 'releases_http_requests_total').map((s) => s.labels.route),
     );

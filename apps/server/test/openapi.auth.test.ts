@@ -1,6 +1,8 @@
 import { securitySchemes, sessionCookieNames } from '@releases/contract';
 import { describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/contract-routes.js';
+import { RouteTable } from '../src/http/route-table.js';
+
+const contractRoutes = () => new RouteTable().entries.map((entry) => entry.route);
 import { startTestServer } from './harness.js';
 import { metadataOf, operationOf, servedDocument } from './openapi-document.js';
 

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { apiPaths, headerNames, sessionCookieNames } from '@releases/contract';
 import type { AppRoute } from '@ts-rest/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/contract-routes.js';
+import { RouteTable } from '../src/http/route-table.js';
+
+const contractRoutes = () => new RouteTable().entries.map((entry) => entry.route);
 import { sampleReleases, startTestServer, type TestServer } from './harness.js';
 import {
   declaredHeaders,

@@ -8,7 +8,9 @@ import {
   sortOrders,
 } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/contract-routes.js';
+import { RouteTable } from '../src/http/route-table.js';
+
+const contractRoutes = () => new RouteTable().entries.map((entry) => entry.route);
 import { startTestServer, type TestServer } from './harness.js';
 import {
   allSchemas,

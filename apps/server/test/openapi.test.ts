@@ -2,7 +2,9 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { problemContentType } from '@releases/contract';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractRoutes } from '../src/http/contract-routes.js';
+import { RouteTable } from '../src/http/route-table.js';
+
+const contractRoutes = () => new RouteTable().entries.map((entry) => entry.route);
 import { startTestServer, type TestServer } from './harness.js';
 
 let server: TestServer;
@@ -22,7 +24,7 @@ afterAll(() => server.close());
 /** Routes Express actually has, read from its router stack (Express 5 keeps them in `app.router.stack`). */
 async function expressRoutes(): Promise<string[]> {
   const { createApp } = await import('../src/app.js');
-  const { createLogger } = await import('../src/logger.js');
+  const { createLogger } = await import('../src/kernel/logger.js');
   const app: Express = createApp({ ...server.services, ...server.parts, logger: createLogger('silent') }).express;
   const stack = (
     app as unknown as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } }

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { FacetsResponseSchema } from '@releases/contract';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoEmail } from '../src/catalogue/first-run.js';
-import { openStorage } from '../src/storage/index.js';
+import { demoEmail } from '../src/first-run.js';
+import { openStorage } from '../src/db/index.js';
 import { postgresSchema, sampleReleases, testPostgresUrl } from './harness.js';
 import { requireBuild, spawnServer, waitUntilListening, type ServerProcess } from './process-harness.js';
 

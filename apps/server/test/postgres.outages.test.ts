@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ParsedReleaseInput } from '@releases/contract';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../src/storage/index.js';
-import type { Storage } from '../src/storage/interface.js';
+import { openStorage } from '../src/db/index.js';
+import type { Storage } from '../src/db/interface.js';
 import {
   expectProblem,
   postgresSchema,

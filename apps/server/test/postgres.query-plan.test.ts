@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCatalogue } from '../src/catalogue/synthetic.js';
-import type { ReleasePageRequest } from '../src/storage/interface.js';
+import type { ReleasePageRequest } from '../src/catalogue/query.js';
 import { filterKeys } from '../src/catalogue/filters.js';
 import { parseSearch } from '../src/catalogue/search-text.js';
 import {
@@ -11,9 +11,9 @@ import {
   matchCountQuery,
   matchingReleases,
   type KeyCounts,
-} from '../src/storage/release-query.js';
-import { tagKinds } from '../src/storage/schema.js';
-import type { Database } from '../src/storage/schema.js';
+} from '../src/db/catalogue/page-query.js';
+import { tagKinds } from '../src/db/schema.js';
+import type { Database } from '../src/db/schema.js';
 import { searchPlanCases } from './search-plan-cases.js';
 import { startTestServer, testPostgresUrl, type TestServer } from './harness.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/kernel/logger.js';
 import { expectProblem, startTestServer, type TestServer, openRedisCounters, type RedisCounters } from './harness.js';
 import { freePort, requireBuild, startServer, type ServerProcess } from './process-harness.js';
 

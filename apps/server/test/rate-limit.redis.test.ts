@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/kernel/logger.js';
 import { expectProblem, startTestServer, type TestServer, openRedisCounters, type RedisCounters } from './harness.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;

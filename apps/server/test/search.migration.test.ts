@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseSearch } from '../src/catalogue/search-text.js';
 import { syntheticCatalogue } from '../src/catalogue/synthetic.js';
-import { openStorage } from '../src/storage/index.js';
+import { openStorage } from '../src/db/index.js';
 import { postgresSchema, testDatabases } from './harness.js';
 
 const folder = mkdtempSync(path.join(tmpdir(), 'releases-search-migration-'));

@@ -1,4 +1,4 @@
-import type { Storage } from '../src/storage/interface.js';
+import type { Storage } from '../src/db/interface.js';
 
 /**
  * Session lookups a test can hold: wraps a storage so that the next lookup of a session reads its row, then

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Backend } from '../src/storage/backend.js';
-import type { Storage } from '../src/storage/interface.js';
+import type { Backend } from '../src/db/backend.js';
+import type { Storage } from '../src/db/interface.js';
 import { sampleReleases, startTestServer, type TestServer } from './harness.js';
 import { requireBuild, startServer, type ServerProcess } from './process-harness.js';
 

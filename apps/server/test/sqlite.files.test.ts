@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../src/storage/index.js';
+import { openStorage } from '../src/db/index.js';
 
 const folder = mkdtempSync(path.join(tmpdir(), 'releases-files-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { FacetsResponseSchema, ReleaseListResponseSchema, type ParsedReleaseInput } from '@releases/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../src/storage/index.js';
+import { openStorage } from '../src/db/index.js';
 import {
   expectedIds,
   expectProblem,

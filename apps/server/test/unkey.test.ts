@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isWellFormedUnkeyKey } from '@releases/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UnkeyConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/kernel/logger.js';
 import { expectProblem, startTestServer, testDatabases, type TestServer } from './harness.js';
 import { closedPort, startUnkeyStandin, type Misbehaviour, type UnkeyStandin } from './unkey-standin.js';
 

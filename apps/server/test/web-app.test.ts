@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { webAppMessages, webAppRoutes } from '../src/http/web-app.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/kernel/logger.js';
 import { composeServer, openServices, type Services } from '../src/services.js';
 import { expectProblem } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Storage } from '../src/storage/interface.js';
+import type { Storage } from '../src/db/interface.js';
 import {
   expectProblem,
   startTestServer,

@@ -13,6 +13,19 @@ export const headerNames = {
 } as const;
 
 /**
+ * The response headers a script on another origin may read from the public reads (CORS'
+ * `Access-Control-Expose-Headers`): what a browser client needs to page, retry and report.
+ */
+export const corsExposedHeaders = [
+  headerNames.requestId,
+  headerNames.link,
+  headerNames.rateLimit,
+  headerNames.rateLimitPolicy,
+  headerNames.retryAfter,
+  headerNames.wwwAuthenticate,
+] as const;
+
+/**
  * The session cookie (SPEC §3.5). Under an https `PUBLIC_URL` the `__Host-` name is used, which browsers only
  * accept with `Secure`, `Path=/` and no `Domain`: the cookie cannot be set or shadowed by a sibling host.
  */

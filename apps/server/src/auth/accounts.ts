@@ -1,8 +1,8 @@
 import type { User } from '@releases/contract';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../kernel/clock.js';
 import type { KeyManager } from '../keys/key-manager.js';
-import type { AccountStore, ApiKeyStore, SessionRecord, UserRecord, UserWithPassword } from '../storage/interface.js';
-import { newId } from '../crypto.js';
+import type { AccountStore, ApiKeyStore, SessionRecord, UserRecord, UserWithPassword } from '../db/interface.js';
+import { newId } from '../kernel/crypto.js';
 import type { PasswordHasher } from './passwords.js';
 import type { PasswordPolicy } from './password-policy.js';
 import type { SessionService } from './sessions.js';

@@ -1,7 +1,7 @@
 import type { RouteMetadata } from '@releases/contract';
 import type { IncomingMessage } from 'node:http';
 import type { Metrics } from '../metrics/metrics.js';
-import { HttpProblem } from '../problems.js';
+import { HttpProblem } from '../kernel/http-problem.js';
 import {
   addressPartition,
   quotaHeaders,

@@ -1,4 +1,4 @@
-import type { SessionRecord } from '../storage/interface.js';
+import type { SessionRecord } from '../db/interface.js';
 
 /** Who is calling, once their credential has been verified. */
 export type Caller =

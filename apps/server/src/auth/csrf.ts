@@ -1,6 +1,6 @@
 import type { RouteMetadata } from '@releases/contract';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpProblem } from '../problems.js';
+import { HttpProblem } from '../kernel/http-problem.js';
 import type { Caller } from './caller.js';
 
 const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

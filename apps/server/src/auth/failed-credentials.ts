@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { ipKeyGenerator } from 'express-rate-limit';
-import type { Clock } from '../clock.js';
-import { hashSecret } from '../crypto.js';
-import type { HttpProblem } from '../problems.js';
+import type { Clock } from '../kernel/clock.js';
+import { hashSecret } from '../kernel/crypto.js';
+import type { HttpProblem } from '../kernel/http-problem.js';
 import { rateLimitedProblem } from '../rate-limit/quotas.js';
 import type { PresentedCredential } from './credentials.js';
 

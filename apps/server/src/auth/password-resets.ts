@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { limits, passwordResetTokenParameter, webAppPaths } from '@releases/contract';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import { hashSecret } from '../crypto.js';
+import type { Clock } from '../kernel/clock.js';
+import { hashSecret } from '../kernel/crypto.js';
 import { describeMailError, type Mailer } from '../mail/mailer.js';
 import { passwordResetMail } from '../mail/password-reset-mail.js';
-import type { AccountStore, PasswordResetStore, UserRecord } from '../storage/interface.js';
+import type { AccountStore, PasswordResetStore, UserRecord } from '../db/interface.js';
 import type { AccountService } from './accounts.js';
 import type { PasswordHasher } from './passwords.js';
 import type { SessionService } from './sessions.js';

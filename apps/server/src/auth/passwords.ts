@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { serviceUnavailable } from '../problems.js';
+import { serviceUnavailable } from '../kernel/http-problem.js';
 
 /**
  * Password hashing: scrypt from `node:crypto` with SPEC §4's cost (N=2^17, r=8, p=1: about 128 MiB and a few

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock.js';
-import { hashSecret, newId } from '../crypto.js';
+import type { Clock } from '../kernel/clock.js';
+import { hashSecret, newId } from '../kernel/crypto.js';
 import { limits } from '@releases/contract';
-import type { EndingSessions, SessionRecord, SessionStore } from '../storage/interface.js';
+import type { EndingSessions, SessionRecord, SessionStore } from '../db/interface.js';
 
 /** The idle expiry is moved at most this often per session: one write a minute, however busy the session. */
 const sessionExtendIntervalMs = 60_000;

@@ -1,5 +1,5 @@
 import { headerNames, unkeyKeyMaxLength, unkeyKeyMinLength, type RouteAuth } from '@releases/contract';
-import { HttpProblem } from '../problems.js';
+import { HttpProblem } from '../kernel/http-problem.js';
 import type { Caller } from './caller.js';
 import type { PresentedCredential } from './credentials.js';
 import type { KeyFailure, KeyManager, KeyVerification } from '../keys/key-manager.js';

@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { limits, releaseFilterParameters, type SortOrder } from '@releases/contract';
-import type { ReleasePosition } from '../storage/interface.js';
+import type { ReleasePosition } from './query.js';
 import type { FilterKeys } from './filters.js';
 
 /**

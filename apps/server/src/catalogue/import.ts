@@ -1,5 +1,5 @@
 import { ReleaseInputSchema, type ParsedReleaseInput } from '@releases/contract';
-import { issuesToErrors } from '../problems.js';
+import { issuesToErrors } from '../kernel/http-problem.js';
 
 export interface ImportRowError {
   /** 1-based: the array index + 1 for JSON, the line number for JSON Lines. */

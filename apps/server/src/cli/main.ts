@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../kernel/logger.js';
 import { openServices, type Services } from '../services.js';
 import { importReleases } from './commands/import.js';
 import { keys } from './commands/keys.js';

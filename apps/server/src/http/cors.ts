@@ -1,25 +1,13 @@
-import { headerNames, type RouteMetadata } from '@releases/contract';
+import { corsExposedHeaders, headerNames } from '@releases/contract';
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { LRUCache } from 'lru-cache';
-import { contractRoutes } from './contract-routes.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
+import type { RouteTable } from './route-table.js';
 import type { HeaderList } from './security-headers.js';
 
-/** Response headers a script on another origin may read. */
-export const exposedHeaders = [
-  headerNames.requestId,
-  headerNames.link,
-  headerNames.rateLimit,
-  headerNames.rateLimitPolicy,
-  headerNames.retryAfter,
-  headerNames.wwwAuthenticate,
-];
-
 /** Paths of routes any origin may read (CORS), from the contract's metadata. */
-export function publicReadPaths(): string[] {
-  return contractRoutes()
-    .filter((route) => (route.metadata as RouteMetadata | undefined)?.publicRead)
-    .map((route) => route.path);
+export function publicReadPaths(routes: RouteTable): string[] {
+  return routes.where((metadata) => metadata.publicRead).map((entry) => entry.route.path);
 }
 
 /** Origins whose CORS headers are remembered, at most. */
@@ -43,10 +31,10 @@ export function publicReadCors(corsOrigins: string[]): PublicReadCors {
     origin: corsOrigins.includes('*') ? '*' : corsOrigins,
     methods: ['GET', 'HEAD'],
     allowedHeaders: [headerNames.apiKey, headerNames.requestId],
-    exposedHeaders,
+    exposedHeaders: [...corsExposedHeaders],
     maxAge: 600,
   });
-  const remembered = new LRUCache<string, HeaderList>({ max: maxRememberedOrigins });
+  const remembered = new BoundedCache<string, HeaderList>({ max: maxRememberedOrigins });
   const record = (origin: string | undefined): HeaderList => {
     const headers: Array<[string, string]> = [];
     const response = {
@@ -69,10 +57,7 @@ export function publicReadCors(corsOrigins: string[]): PublicReadCors {
   return {
     middleware,
     headersFor(origin) {
-      const key = origin ?? '';
-      let headers = remembered.get(key);
-      if (headers === undefined) remembered.set(key, (headers = record(origin)));
-      return headers;
+      return remembered.getOrSet(origin ?? '', () => record(origin));
     },
   };
 }

@@ -1,14 +1,16 @@
+import type { AppRoute } from '@ts-rest/core';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { headerNames } from '@releases/contract';
 import type { Logger } from 'pino';
 import vary from 'vary';
 import { admissionHeaders, type Admit } from '../auth/admission.js';
-import type { Clock } from '../clock.js';
-import { logRequest } from '../logger.js';
+import type { Clock } from '../kernel/clock.js';
+import { logRequest } from './request-log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { writeProblem } from '../problems.js';
-import type { ReplayableRoute } from '../routes/replayable.js';
-import type { CatalogueReads } from '../storage/interface.js';
+import { writeProblem } from './problem-response.js';
+import type { ReplayableRoute } from './replayable.js';
+import type { RouteEntry, RouteTable } from './route-table.js';
+import type { CatalogueReads } from '../db/interface.js';
 import { answerOf, endingAt, freshAnswer, type Answer, type AnswerCache } from './answer-cache.js';
 import { codingFor, completed, compressPrefix, minCompressedBytes } from './compression.js';
 import type { PublicReadCors } from './cors.js';
@@ -19,8 +21,13 @@ import { setHeaders, type HeaderList } from './security-headers.js';
 export interface FastPathDeps {
   /** The one admission function, which the Express pipeline calls too. */
   admit: Admit;
-  /** The replayable routes, bound to the same answers as their Express routes (`routes/replayable.ts`). */
-  routes: readonly ReplayableRoute[];
+  /** The contract's routes, as Express serves them too. */
+  routes: RouteTable;
+  /**
+   * The answers of the routes the contract marks `replayable`, bound to the same functions as their Express
+   * routes (`routes/release.ts`, `routes/facets.ts`): one for each such route, and none for any other.
+   */
+  replays: readonly ReplayableRoute[];
   answers: AnswerCache;
   catalogue: Pick<CatalogueReads, 'cacheStamp'>;
   /** The security headers of `/api` answers, as Express sets them. */
@@ -38,24 +45,19 @@ export interface FastPathDeps {
 
 const jsonContentType = [['content-type', 'application/json; charset=utf-8']] as const;
 
-interface CompiledRoute {
-  route: ReplayableRoute;
-  pattern: RegExp;
-  /** The names of the path's parameters, in order (`:id`). */
-  names: string[];
-}
-
-function compile(route: ReplayableRoute): CompiledRoute {
-  const names: string[] = [];
-  const source = route.route.path
-    .split('/')
-    .map((segment) => {
-      if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(segment.slice(1));
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), names };
+/** The replays by route, checked against the route table: every replayable route has one, and only those. */
+function replaysByRoute(deps: FastPathDeps): Map<AppRoute, ReplayableRoute> {
+  const byRoute = new Map(deps.replays.map((replay) => [replay.route, replay]));
+  const replayable = deps.routes.where((metadata) => metadata.replayable);
+  const missing = replayable.filter((entry) => !byRoute.has(entry.route)).map((entry) => entry.key);
+  const extra = deps.replays.filter((replay) => !replayable.some((entry) => entry.route === replay.route));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new Error(
+      `the fast path needs an answer for every replayable route and no other (missing: ${missing.join(', ') || 'none'}; ` +
+        `not replayable: ${extra.map((replay) => replay.route.path).join(', ') || 'none'})`,
+    );
+  }
+  return byRoute;
 }
 
 /**
@@ -64,39 +66,37 @@ function compile(route: ReplayableRoute): CompiledRoute {
  *
  * These are what crawlers, SDK walks and every visitor of the web app ask for, thousands of different URLs a
  * second, and Express's own cost per request (its router, req/res set-up, each middleware) was larger than
- * the database query's (bench/RESULTS.md). So they take the shortest path that still does everything the
- * Express route does, with the same parts: the one admission function (`auth/admission.ts`), the contract's
- * schemas for the query, the route's own answer function, the problem writer, the same security and CORS
- * headers, and the same log line. Answers worth keeping go to the answer cache and are given again, with what
- * differs per request made anew.
+ * the database query's (docs/architecture.md). So they take the shortest path that still does everything the
+ * Express route does, with the same parts: the route table, the one admission function (`auth/admission.ts`),
+ * the contract's schemas for the query, the route's own answer function, the problem writer, the same security
+ * and CORS headers, and the same log line. Answers worth keeping go to the answer cache and are given again,
+ * with what differs per request made anew.
  *
  * What this path does not answer goes to Express, which finds the request already admitted (admission happens
  * once per request): HEAD, other spellings of a path, a refusal (401, 403, 429) or a session cookie to renew,
  * and a path parameter that is not valid percent-encoding. Express answers those as it answers everything.
  */
 export function fastPath(deps: FastPathDeps): (app: RequestListener) => RequestListener {
-  const routes = deps.routes.map(compile);
+  const replays = replaysByRoute(deps);
   return (app) => (req, res) => {
     if (req.method !== 'GET' || deps.isShuttingDown()) return void app(req, res);
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
-    for (const compiled of routes) {
-      const match = compiled.pattern.exec(path);
-      if (!match) continue;
-      const params: Record<string, string> = {};
-      try {
-        compiled.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
-      } catch {
-        return void app(req, res);
-      }
-      const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
-      return void serve(deps, compiled.route, { url, path, query, params }, req, res, app).catch((error: unknown) =>
-        // A bug of ours: answered like one, never left hanging.
-        writeProblem(res, error, { publicUrl: deps.publicUrl, logger: deps.logger }),
-      );
+    const match = deps.routes.match('GET', path);
+    const replay = match && replays.get(match.entry.route);
+    if (!match || !replay) return void app(req, res);
+    const params: Record<string, string> = {};
+    try {
+      for (const [name, value] of Object.entries(match.params)) params[name] = decodeURIComponent(value);
+    } catch {
+      return void app(req, res);
     }
-    app(req, res);
+    const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
+    serve(deps, match.entry, replay, { url, path, query, params }, req, res, app).catch((error: unknown) =>
+      // A bug of ours: answered like one, never left hanging.
+      writeProblem(res, error, { publicUrl: deps.publicUrl, logger: deps.logger }),
+    );
   };
 }
 
@@ -109,7 +109,8 @@ interface Target {
 
 async function serve(
   deps: FastPathDeps,
-  route: ReplayableRoute,
+  entry: RouteEntry,
+  replay: ReplayableRoute,
   target: Target,
   req: IncomingMessage,
   res: ServerResponse,
@@ -118,7 +119,7 @@ async function serve(
   const started = performance.now();
   let admission;
   try {
-    admission = await deps.admit(route.metadata, req);
+    admission = await deps.admit(entry.metadata, req);
   } catch {
     // Admission could not decide (the database or the key manager is not answering): Express reports it.
     return void app(req, res);
@@ -136,7 +137,7 @@ async function serve(
   const accepted = codingFor(req.headers['accept-encoding']);
   if (answer === undefined) {
     try {
-      const reply = await route.answer({ query: parseQueryString(target.query), params: target.params });
+      const reply = await replay.answer({ query: parseQueryString(target.query), params: target.params });
       const replyHeaders = [...jsonContentType, ...reply.headers];
       const contentLength = Buffer.byteLength(reply.body);
       // Kept only if no write started a new generation while it was being read.
@@ -153,7 +154,7 @@ async function serve(
       vary(res, 'Accept-Encoding');
       res.setHeader(headerNames.requestId, id);
       writeProblem(res, error, { publicUrl: deps.publicUrl, logger: deps.logger });
-      return finish(deps, req, res, route, target, id, started);
+      return finish(deps, req, res, entry, target, id, started);
     }
   }
   const headers: string[] = [];
@@ -186,14 +187,14 @@ async function serve(
     res.writeHead(200, headers);
     res.end(body);
   }
-  finish(deps, req, res, route, target, id, started);
+  finish(deps, req, res, entry, target, id, started);
 }
 
 function finish(
   deps: FastPathDeps,
   req: IncomingMessage,
   res: ServerResponse,
-  route: ReplayableRoute,
+  entry: RouteEntry,
   target: Target,
   id: string,
   started: number,
@@ -202,7 +203,7 @@ function finish(
     reqId: id,
     method: req.method ?? 'GET',
     path: target.path,
-    route: route.route.path,
+    route: entry.route.path,
     status: res.statusCode,
     ms: performance.now() - started,
   });

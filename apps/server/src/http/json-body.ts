@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { HttpProblem } from '../problems.js';
+import { HttpProblem } from '../kernel/http-problem.js';
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -1,7 +1,7 @@
 import { limits } from '@releases/contract';
 import type { Express, RequestHandler } from 'express';
 import { admissionHeaders, type Admit } from '../auth/admission.js';
-import { describedRoutes, type ContractRoute } from './contract-routes.js';
+import type { RouteEntry, RouteTable } from './route-table.js';
 import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
 
@@ -14,14 +14,14 @@ import { requestContext } from './request-context.js';
  * Mounted on each route's own method and path ahead of the ts-rest handler, so the route is known from the
  * contract itself rather than from anything the request says.
  */
-export function mountRoutePipeline(app: Express, admit: Admit): void {
+export function mountRoutePipeline(app: Express, routes: RouteTable, admit: Admit): void {
   const body = jsonBody(limits.maxJsonBodyBytes);
-  for (const route of describedRoutes()) {
-    app[methodOf(route)](route.route.path, admitted(route, admit), body);
+  for (const entry of routes.entries) {
+    app[methodOf(entry)](entry.route.path, admitted(entry, admit), body);
   }
 }
 
-function admitted({ route, metadata }: ContractRoute, admit: Admit): RequestHandler {
+function admitted({ route, metadata }: RouteEntry, admit: Admit): RequestHandler {
   return (req, res, next) => {
     const context = requestContext(req);
     context.route = route;
@@ -36,6 +36,6 @@ function admitted({ route, metadata }: ContractRoute, admit: Admit): RequestHand
   };
 }
 
-function methodOf({ route }: ContractRoute): 'get' | 'post' | 'put' | 'patch' | 'delete' {
+function methodOf({ route }: RouteEntry): 'get' | 'post' | 'put' | 'patch' | 'delete' {
   return route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
 }

@@ -1,18 +1,14 @@
 import type { RequestHandler } from 'express';
-import { HttpProblem } from '../problems.js';
-import { contractRoutes, pathPattern } from './contract-routes.js';
+import { HttpProblem } from '../kernel/http-problem.js';
+import type { RouteTable } from './route-table.js';
 
 /**
  * Answers what no route matched: 405 with `Allow` when the path exists under another method, else 404.
  * Built from the contract, so it can never disagree with the routes.
  */
-export function unmatchedRoute(): RequestHandler {
-  const patterns = contractRoutes().map((route) => ({
-    pattern: pathPattern(route.path, { slash: true }),
-    method: route.method,
-  }));
+export function unmatchedRoute(routes: RouteTable): RequestHandler {
   return (req, _res, next) => {
-    const methods = new Set<string>(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method));
+    const methods = routes.methodsAt(req.path);
     if (methods.size > 0) {
       if (methods.has('GET')) methods.add('HEAD');
       const allow = [...methods].sort().join(', ');

@@ -4,7 +4,7 @@ import { apiPaths, webAppPaths } from '@releases/contract';
 import express, { type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import { serverRoot } from '../config.js';
-import { HttpProblem } from '../problems.js';
+import { HttpProblem } from '../kernel/http-problem.js';
 import { codingFor, type Coding } from './compression.js';
 import vary from 'vary';
 

@@ -1,5 +1,5 @@
 import { apiKeyChecksum, apiKeyDisplayStartLength, apiKeyPrefix, apiKeyRandomLength } from '@releases/contract';
-import { randomBase62 } from '../crypto.js';
+import { randomBase62 } from '../kernel/crypto.js';
 
 /** A new API key in the documented format (SPEC §4): 190 bits of randomness plus a checksum. */
 export function generateApiKey(): string {

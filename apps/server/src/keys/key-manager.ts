@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../storage/interface.js';
+import type { ApiKeyRecord } from '../db/interface.js';
 
 /** Why a key was refused. Each maps to one HTTP answer (`authenticate.ts`). */
 export type KeyFailure =

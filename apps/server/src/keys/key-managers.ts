@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../kernel/clock.js';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { ApiKeyStore } from '../storage/interface.js';
+import type { ApiKeyStore } from '../db/interface.js';
 import type { KeyManager } from './key-manager.js';
 import { KeyUsageRecorder } from './key-usage.js';
 import { LocalKeyManager } from './local-key-manager.js';

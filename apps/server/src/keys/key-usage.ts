@@ -1,5 +1,5 @@
-import { StorageBusyError } from '../storage/errors.js';
-import type { ApiKeyStore } from '../storage/interface.js';
+import { StorageBusyError } from '../db/errors.js';
+import type { ApiKeyStore } from '../db/interface.js';
 
 /** `last_used_at` moves at most this often per key (SPEC §4). */
 const lastUsedIntervalMs = 60_000;

@@ -1,7 +1,7 @@
 import { checkApiKeyFormat } from '@releases/contract';
-import type { Clock } from '../clock.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
-import { hashSecret, newId } from '../crypto.js';
+import type { Clock } from '../kernel/clock.js';
+import type { ApiKeyRecord, ApiKeyStore } from '../db/interface.js';
+import { hashSecret, newId } from '../kernel/crypto.js';
 import { displayStart, generateApiKey } from './api-key-format.js';
 import type { CreateKeyInput, CreateKeyResult, KeyManager, KeyVerification } from './key-manager.js';
 import type { KeyUsageRecorder } from './key-usage.js';

@@ -9,11 +9,11 @@ import {
   UnkeyError,
 } from '@unkey/api/models/errors';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../kernel/clock.js';
 import type { UnkeyConfig } from '../config.js';
 import type { Metrics, UnkeyOperation, UnkeyOutcome } from '../metrics/metrics.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
-import { hashSecret, newId } from '../crypto.js';
+import type { ApiKeyRecord, ApiKeyStore } from '../db/interface.js';
+import { hashSecret, newId } from '../kernel/crypto.js';
 import { displayStart } from './api-key-format.js';
 import {
   KeyManagerUnavailableError,

@@ -1,13 +1,41 @@
 import type { Registry } from 'prom-client';
-import type { KeyFailure } from '../keys/key-manager.js';
-import type { Bucket } from '../rate-limit/quotas.js';
-import type { PoolUse } from '../storage/interface.js';
 
-/** How a key verification ended: a pass, the refusal's reason, or no answer (a 503: the manager or database failed). */
-export type KeyVerificationResult = 'valid' | KeyFailure | 'unavailable';
+/*
+ * The label values below are what operators see and alert on, so they are spelled out here, where the metrics
+ * are described, rather than borrowed from the modules that report them: a new value there (a key failure, a
+ * quota) does not compile where it is reported until it is added here too.
+ */
+
+/**
+ * How a key verification ended (`keys/`): a pass, the refusal's reason, or no answer (a 503: the manager or
+ * database failed).
+ */
+export type KeyVerificationResult =
+  | 'valid'
+  | 'malformed'
+  | 'bad-checksum'
+  | 'unknown'
+  | 'revoked'
+  | 'expired'
+  | 'disabled'
+  | 'rate-limited'
+  | 'usage-exceeded'
+  | 'forbidden'
+  | 'unavailable';
 
 /** The quota a 429 came from: a caller quota (`rate-limit/quotas.ts`), or the failed-credential guard. */
-export type RefusedQuota = Bucket | 'failed-credentials';
+export type RefusedQuota = 'anonymous' | 'api-key' | 'session' | 'auth' | 'failed-credentials';
+
+/** A connection pool's use, read when metrics are scraped. */
+export interface PoolUse {
+  /** Connections open, busy or idle. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection: the pool is saturated while this is above 0. */
+  waiting: number;
+  /** The most connections the pool opens (`DATABASE_POOL_SIZE`). */
+  max: number;
+}
 
 /** The Unkey calls the `unkey` key manager makes. */
 export type UnkeyOperation = 'keys.verifyKey' | 'keys.createKey' | 'keys.deleteKey';

@@ -1,6 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
-import type { PoolUse } from '../storage/interface.js';
-import type { KeyVerificationResult, Metrics, RefusedQuota, UnkeyOperation, UnkeyOutcome } from './metrics.js';
+import type { KeyVerificationResult, Metrics, PoolUse, RefusedQuota, UnkeyOperation, UnkeyOutcome } from './metrics.js';
 
 /** The `route` label of every request outside the contract (the web app, unknown paths): one value for them all. */
 const otherRoute = 'other';

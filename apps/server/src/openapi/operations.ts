@@ -1,5 +1,6 @@
 import {
   contract,
+  corsExposedHeaders,
   headerNames,
   limits,
   problemContentType,
@@ -24,7 +25,6 @@ import type {
 } from 'openapi3-ts/oas30';
 import type { Config } from '../config.js';
 import { apiKeyChallenge, bearerChallenge } from '../auth/verify-credential.js';
-import { exposedHeaders } from '../http/cors.js';
 import { isReference, responsesOf, schemaOf } from './schemas.js';
 
 /** What an operation's description depends on besides its route. */
@@ -102,7 +102,7 @@ export const responseHeaderComponents = {
   },
   'Access-Control-Expose-Headers': {
     description: 'CORS: the response headers scripts on other origins may read.',
-    schema: { type: 'string', enum: [exposedHeaders.join(',')] },
+    schema: { type: 'string', enum: [corsExposedHeaders.join(',')] },
   },
   'Set-Cookie': {
     description:

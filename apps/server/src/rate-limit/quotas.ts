@@ -4,7 +4,7 @@ import { ipKeyGenerator } from 'express-rate-limit';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { HttpProblem } from '../problems.js';
+import { HttpProblem } from '../kernel/http-problem.js';
 import { CounterStoreUnavailableError, type CounterStore, type WindowCount } from './interface.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { limits } from '@releases/contract';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import type { HttpProblem } from '../problems.js';
+import type { Clock } from '../kernel/clock.js';
+import type { HttpProblem } from '../kernel/http-problem.js';
 import { CounterStoreUnavailableError, type CounterStore } from './interface.js';
 import { rateLimitedProblem } from './quotas.js';
 

@@ -6,12 +6,12 @@ import type { PasswordResets } from '../auth/password-resets.js';
 import { bearerChallenge, unauthorized } from '../auth/verify-credential.js';
 import type { SessionCookie } from '../auth/session-cookie.js';
 import { sessionExpiresAt, userAgentOf, type SessionService } from '../auth/sessions.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../kernel/clock.js';
 import type { Config } from '../config.js';
 import { sessionCaller } from '../http/request-context.js';
-import { fieldProblem, HttpProblem } from '../problems.js';
+import { fieldProblem, HttpProblem } from '../kernel/http-problem.js';
 import type { SignInThrottle } from '../rate-limit/sign-in-throttle.js';
-import type { AccountStore, SessionRecord, UserWithPassword } from '../storage/interface.js';
+import type { AccountStore, SessionRecord, UserWithPassword } from '../db/interface.js';
 
 export interface AuthRouteDeps {
   config: Config;

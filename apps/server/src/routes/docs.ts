@@ -1,6 +1,6 @@
 import { type contract, isProblemKind, problemKinds, problemTypeUri, type ProblemKind } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import { HttpProblem } from '../problems.js';
+import { HttpProblem } from '../kernel/http-problem.js';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

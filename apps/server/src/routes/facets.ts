@@ -1,10 +1,11 @@
-import type { contract, FacetsQuery } from '@releases/contract';
+import { contract, FacetsResponseSchema, type FacetsQuery } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { filterKeys } from '../catalogue/filters.js';
 import { parseSearch } from '../catalogue/search-text.js';
-import type { Clock } from '../clock.js';
-import type { CatalogueReads } from '../storage/interface.js';
-import { generatedNow, preserialized, withHeaders, type JsonReply } from './json-text.js';
+import type { Clock } from '../kernel/clock.js';
+import type { CatalogueReads } from '../db/interface.js';
+import { decodedBody, generatedNow, setReplyHeaders, type JsonReply } from '../http/json-reply.js';
+import { replayable, type ReplayableRoute } from '../http/replayable.js';
 
 /** The facets' answer, as JSON text: what both the Express route and the fast path serve. */
 export interface FacetsReads {
@@ -27,9 +28,18 @@ export function facetsReads(deps: { catalogue: CatalogueReads; clock: Clock }): 
   };
 }
 
-/** The facets route for ts-rest (Express): the same answer. */
+/** The facets route for ts-rest (Express): the same answer, decoded by the contract's schema. */
 export function facetsRoutes(reads: FacetsReads): { list: AppRouteImplementation<typeof contract.facets.list> } {
   return {
-    list: async ({ query, res }) => ({ status: 200, body: preserialized(withHeaders(res, await reads.list(query))) }),
+    list: async ({ query, res }) => {
+      const reply = await reads.list(query);
+      setReplyHeaders(res, reply);
+      return { status: 200, body: decodedBody(FacetsResponseSchema, reply) };
+    },
   };
+}
+
+/** The facets route for the fast path: the same answer, as text. */
+export function facetsReplays(reads: FacetsReads): ReplayableRoute[] {
+  return [replayable(contract.facets.list, ({ query }) => reads.list(query))];
 }

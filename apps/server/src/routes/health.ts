@@ -1,6 +1,6 @@
 import type { contract } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import type { Storage } from '../storage/interface.js';
+import type { Storage } from '../db/interface.js';
 
 /** The route pipeline has already checked the API key (the contract says `auth: 'api-key'`). */
 export function healthRoutes(deps: { storage: Pick<Storage, 'ping'> }): {

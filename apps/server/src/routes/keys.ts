@@ -1,23 +1,12 @@
-import { limits, type ApiKey, type contract } from '@releases/contract';
+import { limits, type contract } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
+import { apiKeyJson } from '../keys/api-key-json.js';
 import type { KeyManager } from '../keys/key-manager.js';
 import { sessionCaller } from '../http/request-context.js';
-import { HttpProblem } from '../problems.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../storage/interface.js';
+import { HttpProblem } from '../kernel/http-problem.js';
+import type { ApiKeyStore } from '../db/interface.js';
 
 const dayMs = 86_400_000;
-
-export function apiKeyJson(record: ApiKeyRecord): ApiKey {
-  return {
-    id: record.id,
-    name: record.name,
-    start: record.displayStart,
-    created_at: record.createdAt,
-    last_used_at: record.lastUsedAt,
-    expires_at: record.expiresAt,
-    revoked_at: record.revokedAt,
-  };
-}
 
 /** The signed-in user's API keys (SPEC §3.5). Another user's key is a 404: its existence is not ours to tell. */
 export function keysRoutes(deps: { keys: KeyManager; store: ApiKeyStore }): {

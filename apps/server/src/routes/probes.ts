@@ -1,7 +1,7 @@
 import type { contract } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
-import { serviceUnavailable } from '../problems.js';
-import type { Storage } from '../storage/interface.js';
+import { serviceUnavailable } from '../kernel/http-problem.js';
+import type { Storage } from '../db/interface.js';
 
 export function probesRoutes(deps: { storage: Storage; isShuttingDown: () => boolean }): {
   live: AppRouteImplementation<typeof contract.probes.live>;

@@ -1,22 +1,26 @@
 import {
   apiPaths,
-  type contract,
+  contract,
   limits,
   defaultSearchSortOrder,
   defaultSortOrder,
   headerNames,
   releaseFilterParameters,
+  ReleaseListResponseSchema,
+  ReleaseResponseSchema,
   type ReleaseListQuery,
 } from '@releases/contract';
 import type { AppRouteImplementation } from '@ts-rest/express';
 import { CursorDecodeError, type CursorCodec } from '../catalogue/cursor.js';
 import { filterKeys } from '../catalogue/filters.js';
 import { parseSearch } from '../catalogue/search-text.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../kernel/clock.js';
 import type { Config } from '../config.js';
-import { HttpProblem } from '../problems.js';
-import type { CatalogueReads, ReleasePosition } from '../storage/interface.js';
-import { generatedNow, preserialized, withHeaders, type JsonReply } from './json-text.js';
+import { HttpProblem } from '../kernel/http-problem.js';
+import type { ReleasePosition } from '../catalogue/query.js';
+import type { CatalogueReads } from '../db/interface.js';
+import { decodedBody, generatedNow, setReplyHeaders, type JsonReply } from '../http/json-reply.js';
+import { replayable, type ReplayableRoute } from '../http/replayable.js';
 
 export interface ReleaseRouteDeps {
   config: Config;
@@ -92,13 +96,29 @@ export function releaseReads(deps: ReleaseRouteDeps): ReleaseReads {
   };
 }
 
-/** The release routes for ts-rest (Express): the same answers. */
+/** The release routes for ts-rest (Express): the same answers, decoded by the contract's schemas. */
 export function releaseRoutes(reads: ReleaseReads): {
   list: AppRouteImplementation<typeof contract.release.list>;
   get: AppRouteImplementation<typeof contract.release.get>;
 } {
   return {
-    list: async ({ query, res }) => ({ status: 200, body: preserialized(withHeaders(res, await reads.list(query))) }),
-    get: async ({ params, res }) => ({ status: 200, body: preserialized(withHeaders(res, await reads.get(params))) }),
+    list: async ({ query, res }) => {
+      const reply = await reads.list(query);
+      setReplyHeaders(res, reply);
+      return { status: 200, body: decodedBody(ReleaseListResponseSchema, reply) };
+    },
+    get: async ({ params, res }) => {
+      const reply = await reads.get(params);
+      setReplyHeaders(res, reply);
+      return { status: 200, body: decodedBody(ReleaseResponseSchema, reply) };
+    },
   };
+}
+
+/** The release routes for the fast path: the same answers, as text. */
+export function releaseReplays(reads: ReleaseReads): ReplayableRoute[] {
+  return [
+    replayable(contract.release.list, ({ query }) => reads.list(query)),
+    replayable(contract.release.get, ({ params }) => reads.get(params)),
+  ];
 }

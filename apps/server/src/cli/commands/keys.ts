@@ -1,6 +1,6 @@
 import { CreateApiKeySchema, EmailSchema, limits } from '@releases/contract';
 import { parseDuration } from '../../config.js';
-import { apiKeyJson } from '../../routes/keys.js';
+import { apiKeyJson } from '../../keys/api-key-json.js';
 import type { Services } from '../../services.js';
 import { stringOption, UsageError, type CommandArgs, type Output } from '../output.js';
 import { joinText, text } from '../printable.js';

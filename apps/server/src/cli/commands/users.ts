@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { userJson } from '../../auth/accounts.js';
 import { sessionExpiresAt } from '../../auth/sessions.js';
 import type { Services } from '../../services.js';
-import type { UserWithPassword } from '../../storage/interface.js';
+import type { UserWithPassword } from '../../db/interface.js';
 import { stringOption, UsageError, type CommandArgs, type Output } from '../output.js';
 import { joinText, text, type PrintableText } from '../printable.js';
 
