@@ -276,9 +276,6 @@ export async function composeServer(
     openApiDocument: buildOpenApiDocument(config, version),
     isShuttingDown,
     async close() {
-      for (const store of [counters, throttleStores.failures, throttleStores.turns]) {
-        if (store instanceof MemoryCounterStore) store.close();
-      }
       await redis?.close();
     },
   };

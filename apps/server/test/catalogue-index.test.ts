@@ -50,6 +50,8 @@ describe.each(testDatabases())('queries from memory and from the database ($data
     server = await startTestServer({ database, releases: [...syntheticCatalogue(3_000, 11)] });
     inDatabase = await openStorage(server.services.config.databaseUrl, { catalogueIndex: false });
     await server.services.storage.catalogue.warmUp();
+    // The comparison below means something only if one side answers from memory.
+    expect(server.services.storage.catalogue.inMemory()?.releases).toBe(3_000);
   }, 120_000);
   afterAll(async () => {
     await inDatabase?.close();
@@ -82,5 +84,8 @@ describe.each(testDatabases())('queries from memory and from the database ($data
     }
     // Most queries find something (a test of empty pages would prove little).
     expect(matched).toBeGreaterThan(queries.length / 2);
+    // And the catalogue stayed in memory throughout: no page came from the database on both sides.
+    expect(inMemory.inMemory()?.releases).toBe(3_000);
+    expect(inDatabase.catalogue.inMemory()).toBeUndefined();
   });
 });

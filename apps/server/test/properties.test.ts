@@ -151,17 +151,33 @@ describe('the cursor codec', () => {
     );
   });
 
+  /** What a cursor is bound to (SPEC §3.1, §3.6): the sort, each filter's values as a set, and the search. */
+  const boundTo = (q: CursorQuery) =>
+    JSON.stringify([q.sort, ...Object.values(q.filters).map((v: string[]) => [...v].sort()), q.search ?? null]);
+
   it('rejects a cursor made for another query or by another secret', () => {
     fc.assert(
       fc.property(position, query, query, (p, q1, q2) => {
         const cursor = codec.encode(p, q1);
-        const same =
-          JSON.stringify([q1.sort, ...Object.values(q1.filters).map((v: string[]) => [...v].sort())]) ===
-          JSON.stringify([q2.sort, ...Object.values(q2.filters).map((v: string[]) => [...v].sort())]);
-        if (!same) expect(() => codec.decode(cursor, q2)).toThrow(CursorDecodeError);
+        if (boundTo(q1) !== boundTo(q2)) expect(() => codec.decode(cursor, q2)).toThrow(CursorDecodeError);
+        else expect(codec.decode(cursor, q2)).toEqual(p);
         expect(() => new CursorCodec('another-secret-entirely-different-from-it').decode(cursor, q1)).toThrow(
           CursorDecodeError,
         );
+      }),
+    );
+  });
+
+  it('rejects a cursor made for the same filters and sort with another search, or none', () => {
+    const otherSearch = fc.option(
+      fc.string({ minLength: 1, maxLength: 40 }).map((q) => ` ${q}`),
+      { nil: undefined },
+    );
+    fc.assert(
+      fc.property(position, query, otherSearch, (p, q, search) => {
+        fc.pre(search !== q.search);
+        const cursor = codec.encode(p, q);
+        expect(() => codec.decode(cursor, { ...q, search })).toThrow(CursorDecodeError);
       }),
     );
   });

@@ -1,10 +1,10 @@
-import { LRUCache } from 'lru-cache';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Clock } from '../kernel/clock.js';
 import { hashSecret } from '../kernel/crypto.js';
 import type { HttpProblem } from '../kernel/http-problem.js';
 import { rateLimitedProblem } from '../rate-limit/quotas.js';
 import type { PresentedCredential } from './credentials.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 
 /** How long a credential that verified stays "proven" on this instance; renewed by each success. */
 const provenCredentialTtlMs = 60 * 60_000;
@@ -42,8 +42,8 @@ interface FailureWindow {
  * count would add a round trip to every request that carries a credential.
  */
 export class FailedCredentialGuard {
-  private readonly proven = new LRUCache<string, true>({ max: maxProvenCredentials, ttl: provenCredentialTtlMs });
-  private readonly failures = new LRUCache<string, FailureWindow>({ max: maxCountedAddresses });
+  private readonly proven = new BoundedCache<string, true>({ max: maxProvenCredentials, ttlMs: provenCredentialTtlMs });
+  private readonly failures = new BoundedCache<string, FailureWindow>({ max: maxCountedAddresses });
 
   constructor(private readonly options: { windowMs: number; limit: number; clock: Clock }) {}
 

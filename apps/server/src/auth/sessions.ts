@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import type { Clock } from '../kernel/clock.js';
 import { hashSecret, newId } from '../kernel/crypto.js';
 import { limits } from '@releases/contract';
 import type { EndingSessions, SessionRecord, SessionStore } from '../db/interface.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 
 /** The idle expiry is moved at most this often per session: one write a minute, however busy the session. */
 const sessionExtendIntervalMs = 60_000;
@@ -61,9 +61,9 @@ export function sessionExpiresAt(session: SessionRecord): string {
  */
 export class SessionService {
   /** Sessions found lately, by token hash. */
-  private readonly reused = new LRUCache<string, ReusedSession>({ max: maxReusedSessions });
+  private readonly reused = new BoundedCache<string, ReusedSession>({ max: maxReusedSessions });
   /** Ids of sessions this instance ended. */
-  private readonly ended = new LRUCache<string, true>({ max: maxEndedSessions, ttl: endedSessionMemoryMs });
+  private readonly ended = new BoundedCache<string, true>({ max: maxEndedSessions, ttlMs: endedSessionMemoryMs });
 
   constructor(
     private readonly store: SessionStore,

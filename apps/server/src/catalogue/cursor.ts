@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { limits, releaseFilterParameters, type SortOrder } from '@releases/contract';
 import type { ReleasePosition } from './query.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 import type { FilterKeys } from './filters.js';
 
 /**
@@ -34,38 +35,36 @@ export interface CursorQuery {
  * A short, stable digest of what a cursor is bound to: the sort, each filter's keys in the contract's order of
  * filters, and the search. Values are already lowercase and distinct.
  */
-function queryFingerprint(query: CursorQuery): string {
-  const canonical = JSON.stringify([
+function canonicalQuery(query: CursorQuery): string {
+  return JSON.stringify([
     query.sort,
     ...releaseFilterParameters.map((name) => [...query.filters[name]].sort()),
     ...(query.search === undefined ? [] : [query.search]),
   ]);
-  let fingerprint = fingerprints.get(canonical);
-  if (fingerprint === undefined) {
-    fingerprint = createHash('sha256').update(canonical).digest('base64url').slice(0, 11);
-    // Bounded by starting over: a plain Map's lookup is a fraction of an LRU's, and of the hash it saves.
-    if (fingerprints.size >= maxFingerprints) fingerprints.clear();
-    fingerprints.set(canonical, fingerprint);
-  }
-  return fingerprint;
 }
 
-/**
- * Digests of recent queries. Every page of a walk is the same query, so a walk hashes it once, not twice a page
- * (the cursor read, and the next one made).
- */
-const fingerprints = new Map<string, string>();
-const maxFingerprints = 1_000;
-
 export class CursorCodec {
+  /**
+   * Digests of recent queries. Every page of a walk is the same query, so a walk hashes it once, not twice a
+   * page (the cursor read, and the next one made).
+   */
+  private readonly fingerprints = new BoundedCache<string, string>({ max: 1_000 });
+
   constructor(private readonly secret: string) {}
+
+  private fingerprint(query: CursorQuery): string {
+    const canonical = canonicalQuery(query);
+    return this.fingerprints.getOrSet(canonical, () =>
+      createHash('sha256').update(canonical).digest('base64url').slice(0, 11),
+    );
+  }
 
   private mac(payload: string): Buffer {
     return createHmac('sha256', this.secret).update(payload).digest().subarray(0, macBytes);
   }
 
   encode(position: ReleasePosition, query: CursorQuery): string {
-    const fields = [cursorVersion, queryFingerprint(query), position.releaseDate, position.id];
+    const fields = [cursorVersion, this.fingerprint(query), position.releaseDate, position.id];
     const json = JSON.stringify(position.tier === undefined ? fields : [...fields, position.tier]);
     const payload = Buffer.from(json).toString('base64url');
     return `${payload}.${this.mac(payload).toString('base64url')}`;
@@ -74,7 +73,7 @@ export class CursorCodec {
   /** Decodes a cursor for this query, or throws `CursorDecodeError`. Never throws anything else. */
   decode(cursor: string, query: CursorQuery): ReleasePosition {
     const known = this.verify(cursor);
-    if (known.fingerprint !== queryFingerprint(query)) throw new CursorDecodeError('mismatch');
+    if (known.fingerprint !== this.fingerprint(query)) throw new CursorDecodeError('mismatch');
     return known.position;
   }
 

@@ -1,5 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { CompiledQuery, Kysely, RawBuilder, Transaction } from 'kysely';
+import { retryWhile } from '../kernel/deadline.js';
 import { StorageBusyError } from './errors.js';
 import type { PoolUse } from '../metrics/metrics.js';
 import type { Database, ReleaseRow, TagRow } from './schema.js';
@@ -101,23 +101,21 @@ const maxBusyPauseMs = 50;
  * a busy failure: one statement, or one transaction (rolled back by then).
  */
 export async function guarded<T>(backend: Backend, work: () => Promise<T>, options: GuardOptions = {}): Promise<T> {
-  const started = Date.now();
-  let pause = firstBusyPauseMs;
-  for (;;) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!backend.isBusy(error)) throw backend.translateError(error);
-      if (options.whenBusy === 'skip') {
-        throw new StorageBusyError('the database is busy with another write', { cause: error });
-      }
-      if (backend.busyWaitMs > 0 && Date.now() - started + pause > backend.busyWaitMs) {
-        throw new StorageBusyError(`another write held the database for over ${backend.busyWaitMs} ms`, {
-          cause: error,
-        });
-      }
-      await delay(pause);
-      pause = Math.min(pause * 2, maxBusyPauseMs);
+  const skip = options.whenBusy === 'skip';
+  try {
+    return await retryWhile(work, {
+      retryable: (error) => !skip && backend.isBusy(error),
+      timeoutMs: backend.busyWaitMs,
+      firstPauseMs: firstBusyPauseMs,
+      maxPauseMs: maxBusyPauseMs,
+      timedOut: (error) =>
+        new StorageBusyError(`another write held the database for over ${backend.busyWaitMs} ms`, { cause: error }),
+    });
+  } catch (error) {
+    if (error instanceof StorageBusyError) throw error;
+    if (skip && backend.isBusy(error)) {
+      throw new StorageBusyError('the database is busy with another write', { cause: error });
     }
+    throw backend.translateError(error);
   }
 }

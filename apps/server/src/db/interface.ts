@@ -22,6 +22,11 @@ export interface CatalogueReads {
    * Settles when it is read (or could not be: then the database counts until the next try). Never rejects.
    */
   warmUp(): Promise<void>;
+  /**
+   * What the catalogue in memory holds now, for this generation of the catalogue: how many releases, read at
+   * which catalogue version; undefined while it is not read (or `CATALOGUE_IN_MEMORY=false`).
+   */
+  inMemory(): { releases: number; version: number } | undefined;
   countReleases(): Promise<number>;
   /** Bumped by every catalogue write, on every instance. */
   catalogueVersion(): Promise<number>;

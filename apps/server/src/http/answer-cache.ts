@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 import type { Coding, CompressedPrefix } from './compression.js';
 import { FrequencySketch } from './frequency-sketch.js';
 import { LastAsked } from './last-asked.js';
@@ -127,7 +127,7 @@ interface Kept {
  * (measured with `pnpm bench -- --distinct`, whose families follow one another).
  */
 export class AnswerCache {
-  private readonly answers: LRUCache<string, Kept>;
+  private readonly answers: BoundedCache<string, Kept>;
   private readonly frequencies: FrequencySketch;
   private readonly lastAsked: LastAsked;
   /**
@@ -141,10 +141,10 @@ export class AnswerCache {
   private generation: number | undefined;
 
   constructor(limits: AnswerCacheLimits = { maxAnswers: 2_000, maxBytes: 16 * 1024 * 1024 }) {
-    this.answers = new LRUCache<string, Kept>({
+    this.answers = new BoundedCache<string, Kept>({
       max: limits.maxAnswers,
       maxSize: limits.maxBytes,
-      sizeCalculation: (kept, key) => sizeOf(kept.answer.contentLength, key),
+      sizeOf: (kept, key) => sizeOf(kept.answer.contentLength, key),
     });
     this.frequencies = new FrequencySketch(limits.maxAnswers);
     this.lastAsked = new LastAsked(limits.maxAnswers);
@@ -182,11 +182,10 @@ export class AnswerCache {
     const before = this.frequencies.frequency(key) - 1;
     if (before < 1) return false;
     // Room for it without evicting anything, by count and by size alike.
-    const size = sizeOf(contentLength, key);
-    if (this.answers.size < this.answers.max && this.answers.calculatedSize + size <= this.answers.maxSize) return true;
-    const victim = this.answers.rkeys().next();
-    if (victim.done === true || before > this.frequencies.frequency(victim.value)) return true;
-    const victimIdle = this.requests - this.answers.peek(victim.value)!.asked;
+    if (this.answers.hasRoomFor(sizeOf(contentLength, key))) return true;
+    const victim = this.answers.leastRecentKey();
+    if (victim === undefined || before > this.frequencies.frequency(victim)) return true;
+    const victimIdle = this.requests - this.answers.peek(victim)!.asked;
     return victimIdle > this.idleAfter && 2 * sinceLastAsked < victimIdle;
   }
 

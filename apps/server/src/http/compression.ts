@@ -3,6 +3,7 @@ import compression from 'compression';
 import type { RequestHandler } from 'express';
 import Negotiator from 'negotiator';
 import vary from 'vary';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 
 /** The codings this server sends (SPEC §10): Brotli and gzip, chosen by `Accept-Encoding`. */
 export type Coding = 'br' | 'gzip';
@@ -17,15 +18,12 @@ export const minCompressedBytes = 1_024;
  */
 export function codingFor(acceptEncoding: string | undefined): Coding | undefined {
   if (acceptEncoding === undefined || acceptEncoding === '') return undefined;
-  let coding = negotiated.get(acceptEncoding);
-  if (coding === undefined) {
+  const coding = negotiated.getOrSet(acceptEncoding, () => {
     const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as Preferring;
     const chosen = negotiator.encoding(codings, { preferred: codings });
-    coding = chosen === 'br' || chosen === 'gzip' ? chosen : null;
-    if (negotiated.size >= maxRememberedHeaders) negotiated.clear();
-    negotiated.set(acceptEncoding, coding);
-  }
-  return coding ?? undefined;
+    return chosen === 'br' || chosen === 'gzip' ? chosen : 'identity';
+  });
+  return coding === 'identity' ? undefined : coding;
 }
 
 const codings = ['br', 'gzip'] as const;
@@ -33,8 +31,8 @@ const codings = ['br', 'gzip'] as const;
 interface Preferring {
   encoding(available: readonly string[], options: { preferred: readonly string[] }): string | undefined;
 }
-const negotiated = new Map<string, Coding | null>();
-const maxRememberedHeaders = 256;
+/** The coding chosen for each `Accept-Encoding` lately seen ('identity': none). */
+const negotiated = new BoundedCache<string, Coding | 'identity'>({ max: 256 });
 
 /**
  * Dynamic answers are compressed at a low setting: a page of releases is read from the database once per

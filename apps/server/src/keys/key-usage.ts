@@ -1,5 +1,6 @@
 import { StorageBusyError } from '../db/errors.js';
 import type { ApiKeyStore } from '../db/interface.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 
 /** `last_used_at` moves at most this often per key (SPEC §4). */
 const lastUsedIntervalMs = 60_000;
@@ -15,7 +16,7 @@ const maxTrackedKeys = 10_000;
  */
 export class KeyUsageRecorder {
   private readonly pending = new Map<string, string>();
-  private readonly lastNoted = new Map<string, number>();
+  private readonly lastNoted = new BoundedCache<string, number>({ max: maxTrackedKeys });
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> | undefined;
 
@@ -32,7 +33,6 @@ export class KeyUsageRecorder {
   note(keyId: string, now: number, storedLastUsedAt: string | null): void {
     const last = Math.max(this.lastNoted.get(keyId) ?? 0, storedLastUsedAt ? Date.parse(storedLastUsedAt) : 0);
     if (now - last < lastUsedIntervalMs) return;
-    if (this.lastNoted.size >= maxTrackedKeys) this.lastNoted.clear();
     this.lastNoted.set(keyId, now);
     this.pending.set(keyId, new Date(now).toISOString());
   }

@@ -5,8 +5,7 @@ import { hashSecret, newId } from '../kernel/crypto.js';
 import { displayStart, generateApiKey } from './api-key-format.js';
 import type { CreateKeyInput, CreateKeyResult, KeyManager, KeyVerification } from './key-manager.js';
 import type { KeyUsageRecorder } from './key-usage.js';
-
-const maxCachedKeys = 10_000;
+import { VerificationCache } from './verification-cache.js';
 
 export interface LocalKeyManagerOptions {
   keys: ApiKeyStore;
@@ -19,9 +18,11 @@ export interface LocalKeyManagerOptions {
 /** Keys verified against this database: format and checksum offline, then one lookup by hash (cached). */
 export class LocalKeyManager implements KeyManager {
   readonly kind = 'local';
-  private readonly cache = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
+  private readonly cache: VerificationCache;
 
-  constructor(private readonly options: LocalKeyManagerOptions) {}
+  constructor(private readonly options: LocalKeyManagerOptions) {
+    this.cache = new VerificationCache({ ttlMs: options.cacheTtlMs, clock: options.clock });
+  }
 
   async verify(key: string): Promise<KeyVerification> {
     const shape = checkApiKeyFormat(key);
@@ -29,15 +30,13 @@ export class LocalKeyManager implements KeyManager {
 
     const now = this.options.clock.now();
     const keyHash = hashSecret(key);
-    let cached = this.cache.get(keyHash);
-    if (!cached || cached.until <= now) {
-      // Unknown keys are cached too, so repeating one costs no lookup.
-      const record = await this.options.keys.findByHash(keyHash);
-      cached = { record, until: now + this.options.cacheTtlMs };
-      if (this.cache.size >= maxCachedKeys) this.cache.clear();
-      this.cache.set(keyHash, cached);
+    let record = this.cache.recall(keyHash);
+    if (record === undefined) {
+      const ticket = this.cache.ticket();
+      record = (await this.options.keys.findByHash(keyHash)) ?? null;
+      // Unknown keys are remembered too, so repeating one costs no lookup.
+      this.cache.keep(keyHash, record, ticket);
     }
-    const record = cached.record;
     if (!record || record.externalId !== null) return { valid: false, failure: 'unknown' };
     if (record.revokedAt) return { valid: false, failure: 'revoked' };
     if (record.expiresAt && Date.parse(record.expiresAt) <= now) {
@@ -72,7 +71,7 @@ export class LocalKeyManager implements KeyManager {
   async revoke(id: string): Promise<ApiKeyRecord | undefined> {
     const record = await this.options.keys.revoke(id, new Date(this.options.clock.now()).toISOString());
     // This instance sees its own revocation at once; others within the cache TTL.
-    if (record) for (const [hash, entry] of this.cache) if (entry.record?.id === id) this.cache.delete(hash);
+    this.cache.forget(id);
     return record;
   }
 

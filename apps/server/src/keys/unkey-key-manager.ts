@@ -10,6 +10,7 @@ import {
 } from '@unkey/api/models/errors';
 import type { Logger } from 'pino';
 import type { Clock } from '../kernel/clock.js';
+import { withDeadline } from '../kernel/deadline.js';
 import type { UnkeyConfig } from '../config.js';
 import type { Metrics, UnkeyOperation, UnkeyOutcome } from '../metrics/metrics.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../db/interface.js';
@@ -23,11 +24,11 @@ import {
   type KeyVerification,
 } from './key-manager.js';
 import type { KeyUsageRecorder } from './key-usage.js';
+import { VerificationCache } from './verification-cache.js';
 
 type RequestOptions = NonNullable<Parameters<Unkey['keys']['verifyKey']>[1]>;
 type RetryConfig = NonNullable<RequestOptions['retries']>;
 
-const maxCachedKeys = 10_000;
 /** 32 random bytes: `rls_` + about 44 base58 characters, well inside the 16..64 the server accepts. */
 const keyByteLength = 32;
 /** Unkey joins prefix and body with `_`: the prefix is ours without its underscore. */
@@ -52,11 +53,6 @@ export interface UnkeyKeyManagerOptions {
   cacheTtlMs: number;
 }
 
-interface CachedPass {
-  record: ApiKeyRecord;
-  until: number;
-}
-
 /**
  * Keys issued and verified by Unkey (SPEC §4) through its official SDK. Unkey holds the secret; our database
  * holds each key's metadata and its Unkey id (`external_id`), and stays the authority on who owns a key and
@@ -67,12 +63,10 @@ export class UnkeyKeyManager implements KeyManager {
   readonly kind = 'unkey';
   private readonly client: Unkey;
   private readonly timeoutMs: number;
-  /** Positive answers only, by SHA-256 of the key: a refusal is always asked again. */
-  private readonly cache = new Map<string, CachedPass>();
+  /** Passes only: a refusal is always asked again. */
+  private readonly cache: VerificationCache;
   /** One Unkey call per key at a time: a burst with a new key costs one verification, not one per request. */
   private readonly inflight = new Map<string, Promise<KeyVerification>>();
-  /** Moves on every revocation, so a verification that raced one does not cache what it saw before it. */
-  private revocations = 0;
   /**
    * Verification is repeatable (at worst it spends one more credit at Unkey), so a quick failure (connection
    * reset, a 5xx from an edge) is retried, but only early in the budget, a short pause apart: never a slow
@@ -89,6 +83,7 @@ export class UnkeyKeyManager implements KeyManager {
   private readonly createRetries: RetryConfig = { strategy: 'none' };
 
   constructor(private readonly options: UnkeyKeyManagerOptions) {
+    this.cache = new VerificationCache({ ttlMs: options.cacheTtlMs, clock: options.clock });
     this.timeoutMs = options.unkey.timeoutMs;
     const quickRetries: RetryConfig = {
       strategy: 'backoff',
@@ -120,9 +115,8 @@ export class UnkeyKeyManager implements KeyManager {
 
     const keyHash = hashSecret(key);
     const now = this.options.clock.now();
-    const cached = this.cache.get(keyHash);
-    if (cached && cached.until > now) return this.pass(cached.record, now);
-    if (cached) this.cache.delete(keyHash);
+    const cached = this.cache.recall(keyHash);
+    if (cached) return this.pass(cached, now);
 
     const pending = this.inflight.get(keyHash);
     if (pending) return pending;
@@ -132,7 +126,7 @@ export class UnkeyKeyManager implements KeyManager {
   }
 
   private async verifyAtUnkey(key: string, keyHash: string): Promise<KeyVerification> {
-    const revocationsBefore = this.revocations;
+    const ticket = this.cache.ticket();
     let data;
     try {
       ({ data } = await this.withDeadline('keys.verifyKey', (signal) =>
@@ -184,11 +178,7 @@ export class UnkeyKeyManager implements KeyManager {
       return { valid: false, failure: 'expired', expiredAt: record.expiresAt };
     }
 
-    if (revocationsBefore === this.revocations && this.options.cacheTtlMs > 0) {
-      if (this.cache.size >= maxCachedKeys) this.cache.clear();
-      // Never reused past the key's own expiry.
-      this.cache.set(keyHash, { record, until: Math.min(now + this.options.cacheTtlMs, expiresAt) });
-    }
+    this.cache.keep(keyHash, record, ticket);
     return this.pass(record, now);
   }
 
@@ -296,8 +286,7 @@ export class UnkeyKeyManager implements KeyManager {
     if (record.externalId !== null) await this.deleteAtUnkey(record.externalId);
     const revoked = await this.options.keys.revoke(id, new Date(this.options.clock.now()).toISOString());
     // This instance sees its own revocation at once; others within the cache TTL.
-    this.revocations++;
-    for (const [hash, entry] of this.cache) if (entry.record.id === id) this.cache.delete(hash);
+    this.cache.forget(id);
     return revoked;
   }
 
@@ -323,26 +312,16 @@ export class UnkeyKeyManager implements KeyManager {
    * does meanwhile.
    */
   private async withDeadline<T>(operation: UnkeyOperation, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
     const started = performance.now();
     let outcome: UnkeyOutcome = 'error';
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        outcome = 'timeout';
-        reject(new KeyManagerUnavailableError(`Unkey ${operation} did not answer within ${this.timeoutMs} ms.`));
-        controller.abort();
-      }, this.timeoutMs);
-    });
-    const call = run(controller.signal);
-    // Once the deadline has won, the call's own failure (aborted) is expected and nobody waits for it.
-    call.catch(() => undefined);
     try {
-      const result = await Promise.race([call, deadline]);
+      const result = await withDeadline(this.timeoutMs, run, () => {
+        outcome = 'timeout';
+        return new KeyManagerUnavailableError(`Unkey ${operation} did not answer within ${this.timeoutMs} ms.`);
+      });
       outcome = 'ok';
       return result;
     } finally {
-      clearTimeout(timer);
       this.options.metrics.unkeyCall(operation, outcome, performance.now() - started);
     }
   }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { headerNames } from '@releases/contract';
 import { ipKeyGenerator } from 'express-rate-limit';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { HttpProblem } from '../kernel/http-problem.js';
 import { CounterStoreUnavailableError, type CounterStore, type WindowCount } from './interface.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 
 /**
  * The quota a request is counted against; its name is the policy's in the `RateLimit` headers. `auth` is the
@@ -45,7 +45,7 @@ const maxRememberedPolicies = 10_000;
 export class CallerQuotas {
   private readonly limits: Record<Bucket, number>;
   private readonly windowSeconds: number;
-  private readonly policies = new LRUCache<string, string>({ max: maxRememberedPolicies });
+  private readonly policies = new BoundedCache<string, string>({ max: maxRememberedPolicies });
 
   constructor(
     config: Pick<Config, 'rateLimits'>,

@@ -2,6 +2,7 @@ import type { Options } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
+import { settlesWithin, withDeadline } from '../kernel/deadline.js';
 import { CounterStoreUnavailableError, type CounterStore, type WindowCount } from './interface.js';
 
 export interface RedisOptions {
@@ -52,21 +53,13 @@ export class SharedRedis {
       if (this.unavailableSince === undefined) this.unavailable(new Error('not connected'));
       throw new CounterStoreUnavailableError('Redis (rate limits) is unavailable');
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${this.options.commandTimeoutMs} ms`)),
-        this.options.commandTimeoutMs,
-      );
-    });
+    const timeoutMs = this.options.commandTimeoutMs;
     try {
       // One bound on the whole counting: the store may send a command, reload its script and send it again.
-      return await Promise.race([work(), timeout]);
+      return await withDeadline(timeoutMs, work, () => new Error(`no answer within ${timeoutMs} ms`));
     } catch (error) {
       this.unavailable(error);
       throw new CounterStoreUnavailableError('Redis (rate limits) did not answer', { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -134,13 +127,8 @@ export async function openSharedRedis(
   });
   const shared = new SharedRedis(client, logger, settings);
   // Not awaited: the client keeps trying to connect in the background, and the server must start regardless.
-  const connected = client.connect().then(
-    () => true,
-    () => false,
-  );
-  let waited: NodeJS.Timeout | undefined;
-  await Promise.race([connected, new Promise((resolve) => (waited = setTimeout(resolve, settings.connectWaitMs)))]);
-  clearTimeout(waited);
+  const connected = client.connect();
+  await settlesWithin(connected, settings.connectWaitMs);
   return shared;
 }
 

@@ -2,6 +2,7 @@ import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/
 import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
 import { perFilter } from '../catalogue/filters.js';
 import { addAll, and, BitSets, count, countBoth, emptySet, has, or } from './bit-sets.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 import { ValueSlots } from './value-slots.js';
 
 /**
@@ -76,20 +77,12 @@ export class FilterPostings {
         names.join(),
         ...releaseFilterParameters.map((name) => (name === except ? '' : [...filters[name]].sort().join('\u0001'))),
       ].join('\u0000');
-      let kept = this.passes.get(key);
-      if (kept !== undefined) {
-        // Most recently used last, so the first is the one to evict.
-        this.passes.delete(key);
-      } else {
+      return this.passes.getOrSet(key, () => {
         const set = matchingOthers(except);
-        kept =
-          set === undefined
-            ? { counted: this.valueCounts, total: this.releases }
-            : { counted: names.length > 0 ? this.countValues(set, names) : new Int32Array(0), total: count(set) };
-        if (this.passes.size >= passesKept) this.passes.delete(this.passes.keys().next().value!);
-      }
-      this.passes.set(key, kept);
-      return kept;
+        return set === undefined
+          ? { counted: this.valueCounts, total: this.releases }
+          : { counted: names.length > 0 ? this.countValues(set, names) : new Int32Array(0), total: count(set) };
+      });
     };
     const counts = perFilter(() => new Map<string, number>());
     const unchosen = releaseFilterParameters.filter((name) => filters[name].length === 0);
@@ -109,8 +102,8 @@ export class FilterPostings {
     return { counts, total: all.total };
   }
 
-  /** Passes of facets in context already counted, least recently used first (`facetsInContext`). */
-  private readonly passes = new Map<string, Pass>();
+  /** Passes of facets in context already counted (`facetsInContext`). */
+  private readonly passes = new BoundedCache<string, Pass>({ max: passesKept });
 
   /**
    * How many releases of `set` hold each value of the filters `names`, by value number, the cheaper of two ways:

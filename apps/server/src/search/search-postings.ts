@@ -1,5 +1,6 @@
 import { isCjkLetter, type Search, type SearchToken } from '../catalogue/search-text.js';
 import { addAll, and, concatenated, emptySet, or, type BitSets } from './bit-sets.js';
+import { BoundedCache } from '../kernel/bounded-cache.js';
 import { firstNotBelow } from './sorted.js';
 
 /** How many common terms' sets each field keeps (125 KB each at a million releases). */
@@ -33,8 +34,8 @@ export class SearchPostings {
     private readonly runsByCharacter: Map<string, Int32Array>,
   ) {}
 
-  /** Sets of common terms (`holding`), least recently used first. */
-  private readonly common = new Map<string, Int32Array>();
+  /** Sets of common terms (`holding`). */
+  private readonly common = new BoundedCache<string, Int32Array>({ max: commonSetsKept });
 
   /** The releases holding every term of `search`; a search of no terms matches none. */
   matching(search: Search): Int32Array {
@@ -63,18 +64,12 @@ export class SearchPostings {
   }
 
   private commonSet(key: string, ranges: number[], cjk: boolean): Int32Array {
-    let set = this.common.get(key);
-    if (set !== undefined) {
-      // Most recently used last, so the first is the one to evict.
-      this.common.delete(key);
-    } else {
-      set = emptySet(this.sets.size);
+    return this.common.getOrSet(key, () => {
+      const set = emptySet(this.sets.size);
       const all = cjk ? this.runPostings : this.wordPostings;
       for (let i = 0; i < ranges.length; i += 2) addAll(set, all, ranges[i], ranges[i + 1]);
-      if (this.common.size >= commonSetsKept) this.common.delete(this.common.keys().next().value!);
-    }
-    this.common.set(key, set);
-    return set;
+      return set;
+    });
   }
 
   /** Where the postings of the words `term` begins are (one range: the words are sorted, postings in their order). */

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { releaseFilterParameters, type Facets, type FacetValue, type ReleaseFilterParameter } from '@releases/contract';
 import { sql, type RawBuilder } from 'kysely';
 import { perFilter, type PerFilter } from '../../catalogue/filters.js';
@@ -10,6 +9,7 @@ import {
   type ReleasePageRequest,
 } from '../../catalogue/query.js';
 import type { CatalogueReads } from '../interface.js';
+import { pollUntil } from '../../kernel/deadline.js';
 import { guarded, type Backend } from '../backend.js';
 import { CatalogueIndex } from '../../search/catalogue-index.js';
 import {
@@ -162,6 +162,11 @@ export class KyselyCatalogueReads implements CatalogueReads {
     return cache.statisticsLoad;
   }
 
+  inMemory(): { releases: number; version: number } | undefined {
+    if (this.cache.stamp(this.backend) === undefined || !this.cache.index) return undefined;
+    return { releases: this.cache.index.releases, version: this.cache.index.version };
+  }
+
   cacheStamp(): number | undefined {
     return this.cache.stamp(this.backend);
   }
@@ -282,9 +287,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
   async warmUp(): Promise<void> {
     if (!this.options.index) return;
     // Nothing may be kept before the catalogue's version is known (on PostgreSQL, once its first poll answers).
-    for (let waited = 0; waited < 5_000 && this.cache.stamp(this.backend) === undefined; waited += 50) {
-      await delay(50);
-    }
+    await pollUntil(() => this.cache.stamp(this.backend) !== undefined, { timeoutMs: 5_000, intervalMs: 50 });
     this.catalogueIndex();
     await this.cache.indexBuild;
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
 import { catalogueTables, withIndexesBuiltAfter, type IndexDefinition } from '../bulk-load.js';
+import { BoundedCache } from '../../kernel/bounded-cache.js';
 import { StorageUnavailableError } from '../errors.js';
 import { KyselyStorage, type StorageOptions, type Backend } from '../storage.js';
 import type { Database, ReleaseRow, TagRow } from '../schema.js';
@@ -122,7 +123,7 @@ class SqliteBackend implements Backend {
   readonly busyWaitMs: number;
   private readonly writer: BetterSqlite3.Database;
   private reader: BetterSqlite3.Database | undefined;
-  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly statements = new BoundedCache<string, BetterSqlite3.Statement>({ max: statementCacheSize });
   private dataVersion: BetterSqlite3.Statement | undefined;
   private lastDataVersion: number | undefined;
   private catalogueVersionQuery: BetterSqlite3.Statement | undefined;
@@ -150,15 +151,7 @@ class SqliteBackend implements Backend {
   }
 
   async read<Row>(query: CompiledQuery<Row>): Promise<Row[]> {
-    let statement = this.statements.get(query.sql);
-    if (!statement) {
-      statement = this.readerConnection().prepare(query.sql);
-      if (this.statements.size >= statementCacheSize) {
-        const oldest = this.statements.keys().next().value;
-        if (oldest !== undefined) this.statements.delete(oldest);
-      }
-      this.statements.set(query.sql, statement);
-    }
+    const statement = this.statements.getOrSet(query.sql, () => this.readerConnection().prepare(query.sql));
     return statement.all(...(query.parameters as unknown[])) as Row[];
   }
 
