@@ -197,7 +197,7 @@ function straightforwardFacetQueries(query) {
 /** Our storage's own query builders, compiled by Kysely for the dialect with the statistics ours plans with. */
 async function sameQueryBuilders() {
   const kysely = await import(pathToFileURL(requireFromServer.resolve('kysely')).href);
-  const { buildReleasePageQuery, searchKeys } = await serverModule('storage/release-query.js');
+  const { buildReleasePageQuery, searchKeys } = await serverModule('db/catalogue/page-query.js');
   const dialect = postgres
     ? {
         Adapter: kysely.PostgresAdapter,
@@ -253,7 +253,7 @@ async function sameQueryBuilders() {
   }
   // The facets in context: our storage's own reads (`KyselyCatalogueReads.facets`: its passes, its parts on
   // SQLite, its caches of the whole catalogue's facets and of the filters' counts) over this bare driver.
-  const { KyselyCatalogueReads, CatalogueCache } = await serverModule('storage/catalogue-reads.js');
+  const { KyselyCatalogueReads, CatalogueCache } = await serverModule('db/catalogue/catalogue-reads.js');
   const backend = {
     dialect: postgres ? 'postgres' : 'sqlite',
     synchronousReads: !postgres,

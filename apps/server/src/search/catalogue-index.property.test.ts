@@ -52,9 +52,7 @@ const release = (index: number) =>
     releaseDate: fc.constantFrom('2007-08-31', '2008-01-01', '2010-05-05', '2010-05-06', '2020-12-24'),
     title: text,
     artist: text,
-    values: fc.record(
-      perFilter((name) => fc.uniqueArray(fc.constantFrom(...smallValues[name]), { maxLength: 3 })),
-    ),
+    values: fc.record(perFilter((name) => fc.uniqueArray(fc.constantFrom(...smallValues[name]), { maxLength: 3 }))),
   });
 
 /** Small catalogues, every release drawn by fast-check (and shrunk by it when a property fails). */

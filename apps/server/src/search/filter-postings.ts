@@ -1,6 +1,6 @@
 import { releaseFilterParameters, type ReleaseFilterParameter } from '@releases/contract';
-import type { FilterKeys, PerFilter } from '../catalogue/filters.js';
-import { perFilter } from '../catalogue/filters.js';
+import { combinePasses, facetPasses, type PassCount } from '../catalogue/facets.js';
+import { perFilter, type FilterKeys, type PerFilter } from '../catalogue/filters.js';
 import { addAll, and, BitSets, count, countBoth, emptySet, has, or } from './bit-sets.js';
 import { BoundedCache } from '../kernel/bounded-cache.js';
 import { ValueSlots } from './value-slots.js';
@@ -45,8 +45,8 @@ export class FilterPostings {
    * (SPEC §3.6), for the filters `filters` chose, among the releases a search matched (`search.matches`, from
    * `SearchPostings`; `search.key` names them), or all.
    *
-   * The filters not chosen count over the whole query's matches in one pass, each chosen one over the rest of
-   * the query's in a pass of its own. A pass walks its matches' own values (a few per release), or, when it
+   * The passes are those `catalogue/facets.ts` says: the filters not chosen over the whole query's matches,
+   * each chosen one over the rest of the query's. A pass here walks its matches' own values (a few per release), or, when it
    * matches more than half the catalogue, the other releases' values, taken from the catalogue's counts: so a
    * pass costs at most half the catalogue's values, and a query matching few releases costs little however
    * common its values are. Passes are kept (`passesKept`): ticking one genre after another under a chosen voice
@@ -84,22 +84,19 @@ export class FilterPostings {
           : { counted: names.length > 0 ? this.countValues(set, names) : new Int32Array(0), total: count(set) };
       });
     };
-    const counts = perFilter(() => new Map<string, number>());
-    const unchosen = releaseFilterParameters.filter((name) => filters[name].length === 0);
-    const all = pass(unchosen, undefined);
-    const passes = [
-      { names: unchosen, counted: all.counted },
-      ...releaseFilterParameters
-        .filter((name) => filters[name].length > 0)
-        .map((name) => ({ names: [name], counted: pass([name], name).counted })),
-    ];
-    for (const { names, counted } of passes) {
-      counted.forEach((n, value) => {
-        const name = this.valueNames[value]!;
-        if (n > 0 && names.includes(name)) counts[name].set(this.valueKeys[value]!, n);
-      });
-    }
-    return { counts, total: all.total };
+    const passes = facetPasses(filters);
+    return combinePasses(
+      passes,
+      passes.map(({ filters: names, except }) => {
+        const { counted, total } = pass(names, except);
+        const counts: PassCount['counts'] = {};
+        for (const name of names) counts[name] = new Map();
+        counted.forEach((n, value) => {
+          if (n > 0) counts[this.valueNames[value]!]?.set(this.valueKeys[value]!, n);
+        });
+        return { counts, total };
+      }),
+    );
   }
 
   /** Passes of facets in context already counted (`facetsInContext`). */

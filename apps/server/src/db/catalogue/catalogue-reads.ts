@@ -1,5 +1,6 @@
 import { releaseFilterParameters, type Facets, type FacetValue, type ReleaseFilterParameter } from '@releases/contract';
 import { sql, type RawBuilder } from 'kysely';
+import { combinePasses, facetPasses, listFacets, type PassCount } from '../../catalogue/facets.js';
 import { perFilter, type PerFilter } from '../../catalogue/filters.js';
 import type { Search } from '../../catalogue/search-text.js';
 import {
@@ -278,7 +279,7 @@ export class KyselyCatalogueReads implements CatalogueReads {
       }
       if (index) {
         const { counts, total } = index.facetsInContext(query);
-        return { ...listFacets(query, whole, counts), total };
+        return { ...listFacets(query.filters, whole.display, counts), total };
       }
       return this.facetsInContext(query, whole);
     });
@@ -403,52 +404,41 @@ export class KyselyCatalogueReads implements CatalogueReads {
   }
 
   /**
-   * Each filter's counts over the releases matching the search and the other filters, and the total over all
-   * of them (SPEC §3.6). A chosen value is listed even when nothing matches it.
+   * The facets in context counted in the database, pass by pass (`catalogue/facets.ts`), the passes side by
+   * side (on PostgreSQL's pool).
    */
   private async facetsInContext(query: CatalogueQuery, whole: CatalogueFacets): Promise<Omit<Facets, 'generated_at'>> {
     const counts = await this.keyCounts(query.search);
-    const counted = perFilter(() => new Map<string, number>());
-    // The filters not chosen all count over the whole query's matches, in one pass; a chosen filter counts over
-    // the matches of the rest of the query, in a pass of its own. Passes run side by side (on PostgreSQL's pool).
-    const unchosen = releaseFilterParameters.filter((name) => query.filters[name].length === 0);
-    const passes = [
-      ...(unchosen.length > 0 ? [{ names: unchosen, except: undefined }] : []),
-      ...releaseFilterParameters
-        .filter((name) => query.filters[name].length > 0)
-        .map((name) => ({ names: [name], except: tagKinds[name] })),
-    ];
-    const wholeCounts = (name: ReleaseFilterParameter) => new Map(whole.values[name].map((e) => [e.key, e.count]));
-    const countTotal = async (matching: Matching | undefined | 'nothing'): Promise<number> => {
-      if (matching === 'nothing') return 0;
-      if (matching === undefined) return whole.total;
-      let total = 0;
-      await this.inParts(matching, whole, async (part) => {
-        const rows = await this.backend.read(matchCountQuery(part).compile(this.backend.db));
-        total += Number(rows[0]?.n ?? 0);
-      });
-      return total;
-    };
-    const countValues = async (names: ReleaseFilterParameter[], except: number | undefined): Promise<void> => {
-      const matching = matchingReleases(query, counts, except);
-      if (matching === 'nothing') return;
-      if (matching === undefined) {
-        for (const name of names) counted[name] = wholeCounts(name);
-        return;
-      }
-      const kinds = names.map((name) => tagKinds[name] as number);
-      await this.inParts(matching, whole, async (part) => {
-        for (const row of await this.backend.read(facetCountsQuery(part, kinds).compile(this.backend.db))) {
-          const name = names.find((n) => tagKinds[n] === row.kind);
-          if (name) counted[name].set(row.value_key, (counted[name].get(row.value_key) ?? 0) + Number(row.n));
+    const passes = facetPasses(query.filters);
+    const counted = await Promise.all(
+      passes.map(async ({ filters, except }): Promise<PassCount> => {
+        const matching = matchingReleases(query, counts, except === undefined ? undefined : tagKinds[except]);
+        if (matching === 'nothing') return { counts: {}, total: 0 };
+        if (matching === undefined) {
+          const counts: PassCount['counts'] = {};
+          for (const name of filters) counts[name] = new Map(whole.values[name].map((e) => [e.key, e.count]));
+          return { counts, total: whole.total };
         }
-      });
-    };
-    const [total] = await Promise.all([
-      countTotal(matchingReleases(query, counts)),
-      ...passes.map(({ names, except }) => countValues(names, except)),
-    ]);
-    return { ...listFacets(query, whole, counted), total };
+        const pass: PassCount = { counts: {}, total: 0 };
+        for (const name of filters) pass.counts[name] = new Map();
+        const kinds = filters.map((name) => tagKinds[name] as number);
+        await this.inParts(matching, whole, async (part) => {
+          const [values, total] = await Promise.all([
+            kinds.length === 0 ? [] : this.backend.read(facetCountsQuery(part, kinds).compile(this.backend.db)),
+            // Only the whole query's pass gives the total.
+            except === undefined ? this.backend.read(matchCountQuery(part).compile(this.backend.db)) : [],
+          ]);
+          for (const row of values) {
+            const values = pass.counts[filterOfKind.get(row.kind)!];
+            values?.set(row.value_key, (values.get(row.value_key) ?? 0) + Number(row.n));
+          }
+          pass.total += Number(total[0]?.n ?? 0);
+        });
+        return pass;
+      }),
+    );
+    const { counts: values, total } = combinePasses(passes, counted);
+    return { ...listFacets(query.filters, whole.display, values), total };
   }
 
   private async countAll(): Promise<number> {
@@ -530,26 +520,4 @@ interface FilterValueRow {
   value_key: string;
   release_date: string;
   release_id: string;
-}
-
-/**
- * The facets in context as the API lists them: each filter's values with a count, most common first, then the
- * chosen values nothing matched (at 0), spelled as the catalogue spells them.
- */
-function listFacets(
-  query: CatalogueQuery,
-  whole: CatalogueFacets,
-  counted: PerFilter<Map<string, number>>,
-): PerFilter<FacetValue[]> {
-  return perFilter((name): FacetValue[] => {
-    const display = whole.display[name];
-    const listed: FacetEntry[] = [...counted[name]]
-      .filter(([, count]) => count > 0)
-      .map(([key, count]) => ({ key, value: display.get(key) ?? key, count }))
-      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    for (const key of query.filters[name]) {
-      if (!counted[name].get(key)) listed.push({ key, value: display.get(key) ?? key, count: 0 });
-    }
-    return listed.map(facetValue);
-  });
 }
