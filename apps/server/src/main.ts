@@ -81,6 +81,13 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   logger.info({ url: config.publicUrl, port: config.port, database: config.databaseUrl.split(':')[0] }, 'listening');
+  // The last thing `pnpm start` prints, for a person at a terminal; production logs only.
+  if (config.env !== 'production') {
+    flushLogs(logger);
+    process.stderr.write(
+      `\n  Open ${config.publicUrl} (the API is under /api/v1, its reference at /docs). Ctrl-C stops.\n\n`,
+    );
+  }
 
   const shutdown = (signal: string) => {
     if (shuttingDown) return;

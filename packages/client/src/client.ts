@@ -395,10 +395,9 @@ export class ReleasesClient {
       // from connection"). A fetch passed in may also throw for a bug of its own: only what looks like a
       // network failure is taken for one there.
       if (this.#fetch === globalFetch || isNetworkError(error)) {
-        throw new ConnectionError(
-          `${outgoing.method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        );
+        throw new ConnectionError(`${outgoing.method} ${addressOf(outgoing.url)} failed: ${describeFailure(error)}`, {
+          cause: error,
+        });
       }
       // Not the network: a bug in a fetch passed in. As it is, and never retried.
       throw error;
@@ -477,4 +476,22 @@ export class ReleasesClient {
       url = target.href;
     }
   }
+}
+
+/** The address a request went to, as a person reads it in an error: scheme, host, port and path, no query. */
+function addressOf(url: string): string {
+  try {
+    const { origin, pathname } = new URL(url);
+    return origin + pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** A network failure in words, with the socket's code where the runtime gives one (Node: `fetch failed (ECONNREFUSED)`). */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause: unknown = error.cause;
+  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
 }

@@ -25,17 +25,33 @@ let project: string;
 let server: LiveServer;
 let key: string;
 
+/**
+ * The README's install lines (its `## Install` block): the pack command, run in the repository, and the install
+ * command, run in the project, each as written but for the folder the tarball goes to.
+ */
+function readmeInstallLines(): { pack: string[]; install: string[]; folder: string } {
+  const readme = readFileSync(path.join(packageRoot, 'README.md'), 'utf8');
+  const block = /## Install[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const lines = block.split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+  const pack = lines.find((line) => line.startsWith('pnpm ') && line.includes(' pack '))?.split(/\s+/);
+  const install = lines.find((line) => line.startsWith('npm install '))?.split(/\s+/);
+  const folder = pack?.[pack.indexOf('--pack-destination') + 1];
+  if (!pack || !install || !folder)
+    throw new Error(`the README's install block is not a pack and an install:\n${block}`);
+  return { pack, install, folder };
+}
+
 beforeAll(async () => {
   project = mkdtempSync(path.join(tmpdir(), 'releases-consumer-'));
-  await run('pnpm', ['pack', '--pack-destination', project], { cwd: packageRoot });
-  const tarball = readdirSync(project).find((name) => name.endsWith('.tgz'))!;
+  const { pack, install, folder } = readmeInstallLines();
+  // The tarball goes into the project itself, where the tests below find it again.
+  const here = (words: string[]) => words.map((word) => word.replace(folder, project));
+  await run(pack[0]!, here(pack.slice(1)), { cwd: path.resolve(packageRoot, '../..') });
   writeFileSync(
     path.join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }),
   );
-  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', `./${tarball}`], {
-    cwd: project,
-  });
+  await run(install[0]!, [...here(install.slice(1)), '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
   server = await startLiveServer();
   key = (await server.createKey()).key;
 });

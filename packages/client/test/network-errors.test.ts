@@ -164,3 +164,20 @@ describe('a fetch passed in: its network failures are recognised in every runtim
     await expect(client.facets.list()).rejects.toBe(broken);
   });
 });
+
+describe('a connection error says where the request went', () => {
+  it('names the address tried and the socket’s code, without the query', async () => {
+    // Node's own fetch against a port nothing listens on: what a user with a wrong RELEASES_BASE_URL meets.
+    const server = await import('node:net').then(({ createServer }) => createServer());
+    const port = await new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+    );
+    await new Promise((resolve) => server.close(resolve));
+    const client = new ReleasesClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
+    const thrown = await client.releases.list({ genres: ['rock'] }).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(ConnectionError);
+    expect((thrown as Error).message).toBe(
+      `GET http://127.0.0.1:${port}/api/v1/release failed: fetch failed (ECONNREFUSED)`,
+    );
+  });
+});

@@ -5,12 +5,13 @@ import { BoundedCache } from '../kernel/bounded-cache.js';
 import type { FilterKeys } from './filters.js';
 
 /**
- * Page cursors: opaque to clients, tamper-evident, and bound to the filters and sort they were made with.
+ * Page cursors: opaque to clients, tamper-evident, and bound to the filters, search and sort they were made with.
  *
  * Wire form: `base64url(JSON [version, fingerprint, release_date, id, tier?])` + `.` +
  * `base64url(HMAC-SHA256)[0..16 bytes]`; the tier only under `sort=relevance`.
  * The MAC (keyed by a server secret shared by every instance) catches any change; the fingerprint of the
- * normalized filters and sort tells "altered" apart from "made for another query", so each gets its own message.
+ * normalized filters, search and sort tells "altered" apart from "made for another query", so each gets its own
+ * message.
  */
 const cursorVersion = 1;
 const macBytes = 16;

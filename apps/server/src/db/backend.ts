@@ -6,7 +6,7 @@ import type { Database, ReleaseRow, TagRow } from './schema.js';
 
 /**
  * What a database backend (`sqlite.ts`, `postgres.ts`) gives the shared Kysely implementation: connections,
- * and every way the two databases differ, so that nothing else in `storage/` asks which one it is on.
+ * and every way the two databases differ, so that nothing else in `db/` asks which one it is on.
  */
 export interface Backend {
   readonly dialect: 'sqlite' | 'postgres';

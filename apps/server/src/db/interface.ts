@@ -5,8 +5,8 @@ import type { PoolUse } from '../metrics/metrics.js';
 /**
  * What the service keeps, split by reason: each consumer is handed the one small interface it needs
  * (routes read the catalogue, the CLI writes it, the key manager keeps keys...). One Kysely implementation
- * per interface (`kysely/*.ts`) serves both SQLite and PostgreSQL. Every method throws
- * `StorageUnavailableError` when the database does not answer.
+ * per interface (`accounts/*.ts`, `catalogue/*.ts`), over a `Backend` (`sqlite/`, `postgres/`), serves both
+ * databases. Every method throws `StorageUnavailableError` when the database does not answer.
  */
 
 // --- catalogue ------------------------------------------------------------------------------------------

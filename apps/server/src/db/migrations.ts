@@ -118,7 +118,7 @@ const searchBackfillBatch = 1_000;
 
 /**
  * Search (SPEC §3.6): each release's title and artist as search compares them, an index on the title for the
- * first relevance tier, and the search keys in `release_tags` (`storage/search-index.ts`), counted in
+ * first relevance tier, and the search keys in `release_tags` (`db/catalogue/search-rows.ts`), counted in
  * `facet_values` like the filters' values. A catalogue stored before is indexed here, in id order.
  */
 function search(): Migration {

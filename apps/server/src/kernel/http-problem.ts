@@ -9,8 +9,8 @@ export interface ProblemOptions {
 }
 
 /**
- * The one error type of the server. Routes and middleware throw it; the terminal handler below is the only
- * code that writes an error body.
+ * The one error type of the server. Routes and middleware throw it; the problem writer
+ * (`http/problem-response.ts`) is the only code that writes an error body.
  */
 export class HttpProblem extends Error {
   override readonly name = 'HttpProblem';
@@ -85,7 +85,9 @@ function escapePointer(segment: string): string {
 function summarizeErrors(errors: ProblemError[]): string {
   const parts = errors.map((e) => {
     const where = e.parameter ?? e.pointer ?? e.header;
-    return where ? `${where} ${e.detail}` : e.detail;
+    // A detail may be sentences of its own, ending in a full stop: the summary must not add another.
+    const detail = e.detail.replace(/\.$/, '');
+    return where ? `${where} ${detail}` : detail;
   });
   return parts.length === 1 ? `${parts[0]}.` : `${parts.length} problems: ${parts.join('; ')}.`;
 }

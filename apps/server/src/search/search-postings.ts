@@ -13,7 +13,7 @@ const commonSetsKept = 16;
  * must all be counted.
  *
  * It holds each distinct token once, with the releases holding it, so that it matches exactly as the
- * database's `like` patterns do (`release-query.ts`):
+ * database's `like` patterns do (`db/catalogue/page-query.ts`):
  * - a Latin term matches the tokens it begins: a range of the sorted words, found by binary search, whose
  *   postings are one range of one array (they are stored in the words' order);
  * - a CJK term matches the CJK tokens it is part of: those holding the term's rarest character, then checked.
