@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The server's own test mail server: a real SMTP server (smtp-server) in this process, on a loopback port.
-import { resetLinkOf, startInbox, type Inbox } from '../../server/test/smtp-inbox.js';
+import { resetLinkOf, startInbox, type Inbox } from '../../server/test/support/smtp-inbox.js';
 import {
   auditEverywhere,
   desktopViewport,

@@ -1,0 +1,3 @@
+import { describeAuthMatrix } from '../support/auth-matrix.js';
+
+describeAuthMatrix('probes');
