@@ -1,5 +1,5 @@
 // A real nginx (Debian's package) round-robining over Releases instances, from docs/nginx.conf: the load
-// balancer of the multi-instance test (apps/server/test/multi-instance.test.ts) and `pnpm bench -- --instances 2`.
+// balancer of the multi-instance test (apps/server/test/process/multi-instance.test.ts) and `pnpm bench -- --instances 2`.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,14 +10,15 @@
 //   pnpm bench -- --distinct           the distinct-URL workload instead (bench/distinct-urls.mjs): thousands of
 //                                      first requests, each URL once per round, more than any cache holds
 //   pnpm bench -- --rounds 3           measurements of ours and same-SQL per request kind, alternating (median kept)
-//   pnpm bench -- --record             also write the figures into bench/RESULTS.md
+//   pnpm bench -- --record             also append the run to bench/history.jsonl, then regenerate bench/RESULTS.md
+//                                      and bench/history.svg from it (bench/report.mjs)
 //   pnpm bench -- --check              only check that the references answer searches and facets as ours does
 //
 // Every server is its own process; the load comes from another (load.mjs) over loopback. Ratios are taken
 // between servers measured in the same run, alternating which goes first; absolute figures on a shared
 // machine move between runs, ratios much less.
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -26,6 +27,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { catalogueFolder, postgresCatalogueSchema, postgresCatalogueUrl, postgresServerUrl } from './catalogues.mjs';
 import { collectDistinctUrls, interleave, walk } from './distinct-urls.mjs';
+import { historyFile, writeReport } from './report.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -139,7 +141,7 @@ const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function startOurs({ publicUrl, redis } = {}) {
   const port = await freePort();
-  // As docs/deploy.md runs it: a young generation that does not shrink while idle (see bench/RESULTS.md).
+  // As docs/deploy.md runs it: a young generation that does not shrink while idle (see docs/architecture.md).
   const child = spawn(process.execPath, ['--min-semi-space-size=16', path.join(serverDist, 'main.js')], {
     env: {
       ...env,
@@ -737,8 +739,12 @@ if (instances === 2 && !distinct) {
 for (const child of children) child.kill('SIGTERM');
 
 // --- the catalogue's size on disk ------------------------------------------------------------------------------------
-const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const megabytes = (bytes) => Number((bytes / 2 ** 20).toFixed(0));
+const mb = (bytes) => `${megabytes(bytes)} MB`;
 let sizeOnDisk;
+/** The same sizes as numbers (MB), for bench/history.jsonl: the total, and the three tables with their indexes. */
+let sizeOnDiskMB;
+let tableSizesMB = null;
 if (database === 'sqlite') {
   const file = (suffix) =>
     existsSync(`${referenceDatabase}${suffix}`) ? statSync(`${referenceDatabase}${suffix}`).size : 0;
@@ -752,15 +758,15 @@ if (database === 'sqlite') {
         "select coalesce(i.tbl_name, d.name) as tbl, sum(d.pgsize) as bytes from dbstat d left join sqlite_master i on i.name = d.name and i.type = 'index' group by tbl order by bytes desc",
       )
       .all();
-    tables = `; ${sizes
-      .filter((row) => ['releases', 'release_tags', 'facet_values'].includes(row.tbl))
-      .map((row) => `${row.tbl} ${mb(row.bytes)} with its indexes`)
-      .join(', ')}`;
+    const kept = sizes.filter((row) => ['releases', 'release_tags', 'facet_values'].includes(row.tbl));
+    tables = `; ${kept.map((row) => `${row.tbl} ${mb(row.bytes)} with its indexes`).join(', ')}`;
+    tableSizesMB = Object.fromEntries(kept.map((row) => [row.tbl, megabytes(row.bytes)]));
   } catch {
     // no dbstat
   }
   db.close();
   sizeOnDisk = `SQLite file ${mb(file('') + file('-wal'))}${tables}`;
+  sizeOnDiskMB = megabytes(file('') + file('-wal'));
 } else {
   const pg = requireFromServer('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -776,7 +782,13 @@ if (database === 'sqlite') {
       )
     ).rows[0].n,
   );
-  sizeOnDisk = `PostgreSQL (pg_total_relation_size, with indexes and TOAST) release_tags ${mb(await size('release_tags'))}, releases ${mb(await size('releases'))}, facet_values ${mb(await size('facet_values'))}, the schema ${mb(all)}`;
+  tableSizesMB = {
+    release_tags: megabytes(await size('release_tags')),
+    releases: megabytes(await size('releases')),
+    facet_values: megabytes(await size('facet_values')),
+  };
+  sizeOnDisk = `PostgreSQL (pg_total_relation_size, with indexes and TOAST) release_tags ${tableSizesMB.release_tags} MB, releases ${tableSizesMB.releases} MB, facet_values ${tableSizesMB.facet_values} MB, the schema ${mb(all)}`;
+  sizeOnDiskMB = megabytes(all);
   await client.end();
 }
 
@@ -899,6 +911,9 @@ const probeLine = facetsProbed.length
       '',
     ]
   : [];
+const afterIdleLine = distinct
+  ? undefined
+  : `After ${idleSeconds} s idle, whole mix three times: ${afterIdle.map((r) => `${fmt(r.rps, 0)} req/s p99 ${fmt(r.p99)} ms${r.stolen === undefined ? '' : ` (${percent(r.stolen)} stolen)`}`).join('; ')}.`;
 const report = [
   `Catalogue: ${rows.toLocaleString('en-US')} synthetic releases (seed ${seed}), ${database === 'sqlite' ? 'SQLite file' : 'PostgreSQL'}${seeded.seconds ? `, seeded in ${fmt(seeded.seconds, 0)} s` : ''}. ${connections} keep-alive connections, ${durationMs / 1000} s per measurement after 1 s warm-up; ours and same-SQL ${rounds === 1 ? 'measured once each' : `in ${rounds} alternating rounds, each server's figures from its median round by req/s`}.`,
   `Size on disk: ${sizeOnDisk}.`,
@@ -912,11 +927,7 @@ const report = [
   ...probeLine,
   ...compressionLines,
   '',
-  ...(distinct
-    ? []
-    : [
-        `After ${idleSeconds} s idle, whole mix three times: ${afterIdle.map((r) => `${fmt(r.rps, 0)} req/s p99 ${fmt(r.p99)} ms${r.stolen === undefined ? '' : ` (${percent(r.stolen)} stolen)`}`).join('; ')}.`,
-      ]),
+  ...(afterIdleLine ? [afterIdleLine] : []),
   ...scalingLines,
   '',
   ...targets.map(([text, ok]) => `- ${ok ? 'met' : 'MISSED'}: ${text}`),
@@ -932,18 +943,86 @@ const report = [
 console.log(report);
 
 if (flag('record')) {
-  const file = path.join(here, 'RESULTS.md');
-  // Keep earlier dated entries; the header (with its own sections) is rewritten from RESULTS.header.md.
-  const previous = existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n## ')
-        .slice(1)
-        .filter((s) => /^\d{4}-/.test(s))
-        .map((s) => `## ${s}`)
-    : [];
-  const header = readFileSync(path.join(here, 'RESULTS.header.md'), 'utf8');
-  const title = `${new Date().toISOString().slice(0, 10)}: ${rows.toLocaleString('en-US')} releases, ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}${instances === 2 && !distinct ? ', one and two instances' : ''}${distinct ? ', distinct URLs (first requests)' : ''}${rounds > 1 ? `, ${rounds} rounds` : ''}`;
-  writeFileSync(file, [header.trimEnd(), '', `## ${title}\n\n${report}\n`, ...previous].join('\n'));
-  console.error(`recorded in ${path.relative(root, file)}`);
+  const title = `${rows.toLocaleString('en-US')} releases, ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}${instances === 2 && !distinct ? ', one and two instances' : ''}${distinct ? ', distinct URLs (first requests)' : ''}${rounds > 1 ? `, ${rounds} rounds` : ''}`;
+  /** The figures as the entry above prints them (its rounding), for bench/history.jsonl; null where it says n/a. */
+  const shown = (n, digits) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : null);
+  const git = (...gitArgs) => {
+    try {
+      return execFileSync('git', gitArgs, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const commit = git('rev-parse', '--short', 'HEAD') ?? null;
+  const dirty = commit !== null && git('status', '--porcelain') !== '';
+  const median = (list) => (list.length ? list[Math.floor(list.length / 2)] : undefined);
+  const entry = {
+    date: new Date().toISOString().slice(0, 10),
+    title,
+    commit,
+    ...(dirty ? { dirty: true } : {}),
+    db: database,
+    rows,
+    mode: distinct ? 'distinct' : 'repeated',
+    instances: scaling ? 2 : 1,
+    variant: null,
+    rounds,
+    seed,
+    connections,
+    durationSeconds: durationMs / 1000,
+    warmupSeconds: 1,
+    idleSeconds: distinct ? null : idleSeconds,
+    machine,
+    steal: stolenSorted.length
+      ? { median: shown(median(stolenSorted) * 100, 0), highest: shown(stolenSorted.at(-1) * 100, 0) }
+      : null,
+    seedSeconds: seeded.seconds ? shown(seeded.seconds, 0) : null,
+    sizeOnDiskMB,
+    tableSizesMB,
+    peakMemoryMB: { anonymous: shown(peakRss, 0), resident: shown(peakRssTotal, 0) },
+    kinds: results.map((r) => ({
+      kind: r.kind,
+      urls: r.urls,
+      ours: {
+        rps: shown(r.ours.rps, 0),
+        p50: shown(r.ours.p50, 2),
+        p99: shown(r.ours.p99, 2),
+        cpuUs: shown(cpuPerRequest(r.ours), 0),
+      },
+      sameSql: { rps: shown(r.same.rps, 0), p99: shown(r.same.p99, 2) },
+      straightforward: { rps: shown(r.straightforward.rps, 0), p99: shown(r.straightforward.p99, 2) },
+      vsSameSql: shown(r.ratioSame, 2),
+      vsStraightforward: shown(r.ratioStraightforward, 2),
+    })),
+    checks: [
+      ...targets.map(([text, ok]) => ({ met: ok, text })),
+      ...(facetsBroken ? [{ met: false, text: `facets in context: ${facetsBroken}` }] : []),
+    ],
+    notes: [
+      ...checkNotes.map((note) => `before measuring, ${note}`),
+      ...referenceTrouble,
+      ...unsettled.map(
+        (url) => `${url} was still busy 60 s after its load stopped; the next measurement shared the machine with it`,
+      ),
+    ],
+    errors: failures,
+    // The rest of the entry as it prints it (Markdown), each part under its own key.
+    extra: {
+      sizeOnDisk,
+      checked,
+      ...(slowestLines.length ? { slowest: slowestLines.join('\n').trim() } : {}),
+      ...(probeLine.length ? { facetsAlone: probeLine.join('\n').trim() } : {}),
+      compression: compressionLines.join('\n'),
+      ...(afterIdleLine ? { afterIdle: afterIdleLine } : {}),
+      ...(scalingLines.length ? { instances: scalingLines.join('\n').trim() } : {}),
+    },
+  };
+  const history = existsSync(historyFile) ? readFileSync(historyFile, 'utf8') : '';
+  appendFileSync(historyFile, `${history === '' || history.endsWith('\n') ? '' : '\n'}${JSON.stringify(entry)}\n`);
+  console.error(`recorded in ${path.relative(root, historyFile)}`);
+  const written = writeReport();
+  console.error(`regenerated ${path.relative(root, written.results)} and ${path.relative(root, written.svg)}`);
 }
 process.exit(failures.length > 0 ? 1 : 0);
