@@ -12,6 +12,7 @@ import { mountRoutePipeline } from './http/route-pipeline.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
 import { webApp } from './http/web-app.js';
 import { requestLogger } from './http/request-log.js';
+import { boundedRequestBodies } from './http/request-bodies.js';
 import { HttpProblem, validationProblem } from './kernel/http-problem.js';
 import { problemHandler } from './http/problem-response.js';
 import { authRoutes } from './routes/auth.js';
@@ -32,7 +33,7 @@ export interface AppDeps extends Services, ServerParts {
 }
 
 export interface App {
-  /** What a server listens with: the fast path, in front of Express. */
+  /** What a server listens with: the guard on request bodies, then the fast path, in front of Express. */
   listener: RequestListener;
   /** The Express app behind it (tests read its routes). */
   express: Express;
@@ -105,5 +106,9 @@ export function createApp(deps: AppDeps): App {
   app.use(unmatchedRoute(deps.routes));
   app.use(problemHandler({ publicUrl: config.publicUrl, logger }));
 
-  return { listener: deps.fastPath(app), express: app };
+  const listener = boundedRequestBodies(
+    { routes: deps.routes, publicUrl: config.publicUrl, logger, metrics: deps.metrics },
+    deps.fastPath(app),
+  );
+  return { listener, express: app };
 }

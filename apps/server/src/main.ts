@@ -1,11 +1,11 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import v8 from 'node:v8';
 import { createApp } from './app.js';
 import { seedOnFirstRun } from './first-run.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, flushLogs } from './kernel/logger.js';
 import { listenForMetrics } from './metrics/metrics-listener.js';
-import { answerClientErrors } from './http/problem-response.js';
+import { createNodeServer, serve } from './http/node-server.js';
 import { composeServer, openServices, warmUp } from './services.js';
 
 /** How often ended sessions are deleted from the database (each instance sweeps; a delete of none is cheap). */
@@ -57,19 +57,10 @@ async function main(): Promise<void> {
   let shuttingDown = false;
   const parts = await composeServer(services, logger, { isShuttingDown: () => shuttingDown });
   const { listener } = createApp({ ...services, ...parts, logger });
-  const server: Server = createServer(
-    {
-      // A client has REQUEST_TIMEOUT to send its headers and body (a 408 problem otherwise: slow loris), checked
-      // every second rather than Node's default 30 s, so the bound holds within a second.
-      requestTimeout: config.requestTimeoutMs,
-      headersTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
-    },
-    listener,
-  );
+  const server: Server = createNodeServer({ requestTimeoutMs: config.requestTimeoutMs });
+  serve(server, { listener, routes: parts.routes, publicUrl: config.publicUrl, logger, metrics: services.metrics });
   // Longer than the usual load balancer idle timeout (60 s), so the balancer, not us, closes idle connections.
   server.keepAliveTimeout = 65_000;
-  answerClientErrors(server, config.publicUrl);
   // Never on the public server: a socket of its own, on METRICS_HOST (loopback unless told otherwise), bound
   // first, so a server that cannot serve its metrics never takes traffic.
   const registry = services.metrics.registry;
@@ -122,6 +113,10 @@ async function main(): Promise<void> {
         process.exit(0);
       })();
     });
+    // Idle keep-alive connections close now, and each one still answering closes as soon as its answer is
+    // written (a keep-alive timeout of 1 ms from here on), so the process exits once the last request is
+    // answered instead of waiting SHUTDOWN_TIMEOUT for connections that went idle meanwhile.
+    server.keepAliveTimeout = 1;
     server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -24,6 +24,7 @@ import { PrometheusMetrics } from './metrics/prometheus-metrics.js';
 import { SmtpMailer, type Mailer } from './mail/mailer.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
 import type { CounterStore } from './rate-limit/interface.js';
+import { FallbackCounterStore } from './rate-limit/fallback-counter-store.js';
 import { MemoryCounterStore } from './rate-limit/memory-counter-store.js';
 import { CallerQuotas } from './rate-limit/quotas.js';
 import { openSharedRedis, RedisCounterStore, type SharedRedis } from './rate-limit/redis-counter-store.js';
@@ -87,6 +88,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
     statementTimeoutMs: options.statementTimeoutMs ?? config.databaseStatementTimeoutMs,
     poolSize: config.databasePoolSize,
     catalogueIndex: config.catalogueInMemory,
+    logger,
   });
   const storage = options.wrapStorage ? options.wrapStorage(opened) : opened;
   try {
@@ -115,6 +117,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
     });
     const mailer: Mailer | undefined = config.smtp ? new SmtpMailer(config.smtp) : undefined;
     const resets = new PasswordResets({
+      ping: () => storage.ping(),
       passwords,
       users: storage.accounts,
       resets: storage.passwordResets,
@@ -144,7 +147,7 @@ export async function openServices(config: Config, logger: Logger, options: Serv
       metrics,
       async close() {
         clearInterval(sweeps);
-        await resets.settled();
+        await resets.close();
         mailer?.close();
         await keys.close?.().catch((error: unknown) => logger.warn({ err: error }, 'closing the key manager failed'));
         await opened.close();
@@ -281,14 +284,26 @@ export async function composeServer(
   };
 }
 
-/** The sign-in throttle's counters: in Redis beside the quotas' when it is shared, else in this process. */
+/**
+ * The sign-in throttle's counters: in Redis beside the quotas' when it is shared, with this process's memory
+ * taking over while Redis does not answer; else in this process.
+ */
 function signInThrottleStores(redis: SharedRedis | undefined): SignInThrottleStores {
-  return redis
-    ? {
-        failures: new RedisCounterStore(redis, { prefix: 'releases:signin-failures:', windowMs: failureStoreWindowMs }),
-        turns: new RedisCounterStore(redis, { prefix: 'releases:signin-turns:', windowMs: turnStoreWindowMs }),
-      }
-    : { failures: new MemoryCounterStore(failureStoreWindowMs), turns: new MemoryCounterStore(turnStoreWindowMs) };
+  const memory = {
+    failures: new MemoryCounterStore(failureStoreWindowMs),
+    turns: new MemoryCounterStore(turnStoreWindowMs),
+  };
+  if (!redis) return memory;
+  return {
+    failures: new FallbackCounterStore(
+      new RedisCounterStore(redis, { prefix: 'releases:signin-failures:', windowMs: failureStoreWindowMs }),
+      memory.failures,
+    ),
+    turns: new FallbackCounterStore(
+      new RedisCounterStore(redis, { prefix: 'releases:signin-turns:', windowMs: turnStoreWindowMs }),
+      memory.turns,
+    ),
+  };
 }
 
 /** Warms what the first sign-in would otherwise pay for (the decoy password hash), off the request path. */

@@ -245,9 +245,9 @@ export const contract = c.router(
         path: apiPaths.sessions,
         summary: 'Where you are signed in',
         description:
-          'Every live session of the account, newest first: when it started and was last used, when it ends, the browser or client that signed in, and which one is this request. Never a token.',
+          'Every live session of the account, newest first: when it started and was last used, when it ends, the browser or client that signed in, and which one is this request. Never a token. Counted against no quota: the owner needs the ids to end sessions.',
         responses: { 200: ActiveSessionListResponseSchema, 401: problem, 403: problem, ...databaseRoute },
-        metadata: metadata({ auth: 'session' }),
+        metadata: metadata({ auth: 'session', quota: 'none' }),
       },
       revokeSession: {
         method: 'DELETE',
@@ -274,9 +274,9 @@ export const contract = c.router(
         method: 'POST',
         path: apiPaths.passwordReset,
         summary: 'Ask for a password reset link',
-        description: `Mails a link to reset the password to the account with this email, if there is one: \`{PUBLIC_URL}/reset-password#token=<token>\`. The link works for ${limits.passwordResetLifetimeMinutes} minutes and once; asking again replaces it. The answer is the same 202, in the same time, whether or not an account has the email. Counted against the per-address quota of signing up and in.`,
+        description: `Mails a link to reset the password to the account with this email, if there is one: \`{PUBLIC_URL}/reset-password#token=<token>\`. The link works for ${limits.passwordResetLifetimeMinutes} minutes and once; asking again replaces it. The answer is the same 202, in the same time, whether or not an account has the email (and the same 503 for every email while the database does not answer). A mail the mail server does not take is tried again until its link expires. Counted against the per-address quota of signing up and in.`,
         body: PasswordResetRequestSchema,
-        responses: { 202: PasswordResetRequestedResponseSchema, ...bodyProblems, 403: problem, ...everyRoute },
+        responses: { 202: PasswordResetRequestedResponseSchema, ...bodyProblems, 403: problem, ...databaseRoute },
         metadata: metadata({ auth: 'none', quota: 'sign-in', csrf: 'sign-in' }),
       },
       confirmPasswordReset: {
@@ -305,9 +305,9 @@ export const contract = c.router(
         path: apiPaths.keys,
         summary: 'List your API keys',
         description:
-          'Every API key of the signed-in account, newest first, revoked and expired ones included. Never the keys themselves. Takes a session; an API key cannot list keys (403).',
+          'Every API key of the signed-in account, newest first, revoked and expired ones included. Never the keys themselves. Takes a session; an API key cannot list keys (403). Counted against no quota: the owner needs the ids to revoke keys.',
         responses: { 200: ApiKeyListResponseSchema, 401: problem, 403: problem, ...databaseRoute },
-        metadata: metadata({ auth: 'session' }),
+        metadata: metadata({ auth: 'session', quota: 'none' }),
       },
       create: {
         method: 'POST',

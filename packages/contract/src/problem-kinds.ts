@@ -59,6 +59,12 @@ export const problemKinds = {
     title: 'Unsupported media type',
     description: 'Request bodies must be JSON, sent with `Content-Type: application/json`.',
   },
+  'expectation-failed': {
+    status: 417,
+    title: 'Expectation failed',
+    description:
+      'The request has an `Expect` header this service cannot meet. The only expectation it meets is `100-continue`.',
+  },
   'rate-limited': {
     status: 429,
     title: 'Too many requests',

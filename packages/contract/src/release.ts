@@ -20,8 +20,18 @@ export const releaseIdPattern = new RegExp(`^rel_[A-Za-z0-9_-]{1,${limits.maxIdL
 /** The largest count a 32-bit integer holds: release counts stay far below it. */
 const maxCount = 2 ** 31 - 1;
 
-/** A URL a release links to: what browsers would follow, written as a person would (`writtenText`). */
-const linkUrl = writtenText(z.string().url().max(2048));
+/**
+ * A URL a release links to or shows: an absolute `http:` or `https:` URL, written as a person would
+ * (`writtenText`). Nothing else: a `javascript:` or `data:` URL served to every client would be code or content
+ * the catalogue never vetted, one click away in any app that renders links (issue 30).
+ */
+const linkUrl = writtenText(
+  z
+    .string()
+    .url()
+    .max(2048)
+    .refine((url) => /^https?:\/\//i.test(url), { message: 'must be an http: or https: URL' }),
+);
 
 export const ReleaseLinkSchema = z.object({
   site: writtenText(z.string().min(1).max(64)).describe('Where the link points, e.g. `youtube`, `niconico`, `vocadb`.'),

@@ -6,6 +6,7 @@ import { newId } from '../kernel/crypto.js';
 import type { PasswordHasher } from './passwords.js';
 import type { PasswordPolicy } from './password-policy.js';
 import type { SessionService } from './sessions.js';
+import { StorageConflictError } from '../db/errors.js';
 
 export interface SignedIn {
   user: UserRecord;
@@ -85,8 +86,14 @@ export class AccountService {
     const good = await this.deps.passwords.verify(password, user?.passwordHash);
     if (!user || !good) return undefined;
     await this.sessions.sweep(user.id);
-    const { token, session } = await this.sessions.start(user.id, userAgent);
-    return { user: { id: user.id, email: user.email, createdAt: user.createdAt }, token, session };
+    try {
+      const { token, session } = await this.sessions.start(user.id, userAgent);
+      return { user: { id: user.id, email: user.email, createdAt: user.createdAt }, token, session };
+    } catch (error) {
+      // The account was deleted while its password was checked: signing in to it is what an unknown email is.
+      if (error instanceof StorageConflictError && error.reason === 'missing-reference') return undefined;
+      throw error;
+    }
   }
 
   /** A signed-in user's account, for checking its password; undefined when it is gone. */

@@ -32,8 +32,13 @@ export interface Admission {
   quota: QuotaUse | undefined;
   /** Why the request is refused; undefined when it may go on to its route. */
   problem: HttpProblem | undefined;
-  /** The answer carries a session, or refuses one: `Cache-Control: no-store`, and no cache may keep it. */
-  private: boolean;
+  /**
+   * What the answer's `Cache-Control` must say about who may keep it: `no-store` when it carries a session or
+   * refuses one (no cache may keep it); `private` when it is for one API key's caller under
+   * `RELEASES_AUTH=required` (a shared cache must not give it to another caller, who may have no key at all);
+   * undefined when any cache may keep it.
+   */
+  cacheControl: 'no-store' | 'private' | undefined;
   /** A `Set-Cookie` for the session cookie: renewed (its expiry slid) or cleared (it no longer works). */
   setCookie: string | undefined;
 }
@@ -98,7 +103,10 @@ async function decide(deps: AdmissionDeps, route: RouteMetadata, req: IncomingMe
     caller: anonymous,
     quota: undefined,
     problem: undefined,
-    private: credential.kind === 'session' || (credential.kind === 'malformed' && credential.via !== 'api-key'),
+    cacheControl:
+      credential.kind === 'session' || (credential.kind === 'malformed' && credential.via !== 'api-key')
+        ? 'no-store'
+        : undefined,
     setCookie: undefined,
   };
   const address = deps.clientAddress(req);
@@ -128,6 +136,7 @@ async function decide(deps: AdmissionDeps, route: RouteMetadata, req: IncomingMe
     return { ...admission, problem: failure };
   }
   admission.caller = caller;
+  if (caller.kind === 'api-key' && deps.authMode === 'required') admission.cacheControl ??= 'private';
   admission.problem =
     routeRuleProblem(route, caller, deps.authMode, challenges) ??
     csrfProblem(req.method ?? 'GET', req.headers, caller, route, deps.ownOrigin);
@@ -186,7 +195,7 @@ function routeRuleProblem(
 export function admissionHeaders(admission: Admission): Array<[string, string]> {
   const headers: Array<[string, string]> = [];
   if (admission.quota) headers.push(...quotaHeaders(admission.quota));
-  if (admission.private) headers.push(['cache-control', 'no-store']);
+  if (admission.cacheControl !== undefined) headers.push(['cache-control', admission.cacheControl]);
   if (admission.setCookie !== undefined) headers.push(['set-cookie', admission.setCookie]);
   return headers;
 }

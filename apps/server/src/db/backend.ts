@@ -1,6 +1,7 @@
 import type { CompiledQuery, Kysely, RawBuilder, Transaction } from 'kysely';
 import { retryWhile } from '../kernel/deadline.js';
-import { StorageBusyError } from './errors.js';
+import type { OutageLog } from '../kernel/outage-log.js';
+import { StorageBusyError, StorageUnavailableError } from './errors.js';
 import type { PoolUse } from '../metrics/metrics.js';
 import type { Database, ReleaseRow, TagRow } from './schema.js';
 
@@ -39,6 +40,8 @@ export interface Backend {
   readonly busyWaitMs: number;
   /** Maps a driver error to `StorageUnavailableError` when it means "the database is not answering". */
   translateError(error: unknown): unknown;
+  /** Where each unanswered call is counted, and an outage logged once (`kernel/outage-log.ts`). */
+  readonly outages: OutageLog;
   /** The connection pool's use (PostgreSQL); absent where there is no pool. */
   poolUse?(): PoolUse;
   close(): Promise<void>;
@@ -103,7 +106,7 @@ const maxBusyPauseMs = 50;
 export async function guarded<T>(backend: Backend, work: () => Promise<T>, options: GuardOptions = {}): Promise<T> {
   const skip = options.whenBusy === 'skip';
   try {
-    return await retryWhile(work, {
+    const result = await retryWhile(work, {
       retryable: (error) => !skip && backend.isBusy(error),
       timeoutMs: backend.busyWaitMs,
       firstPauseMs: firstBusyPauseMs,
@@ -111,11 +114,15 @@ export async function guarded<T>(backend: Backend, work: () => Promise<T>, optio
       timedOut: (error) =>
         new StorageBusyError(`another write held the database for over ${backend.busyWaitMs} ms`, { cause: error }),
     });
+    backend.outages.answered();
+    return result;
   } catch (error) {
-    if (error instanceof StorageBusyError) throw error;
     if (skip && backend.isBusy(error)) {
+      // Deferred work gives up its turn: not an outage.
       throw new StorageBusyError('the database is busy with another write', { cause: error });
     }
-    throw backend.translateError(error);
+    const translated = error instanceof StorageBusyError ? error : backend.translateError(error);
+    if (translated instanceof StorageUnavailableError) backend.outages.failed(translated);
+    throw translated;
   }
 }

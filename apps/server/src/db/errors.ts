@@ -19,3 +19,19 @@ export class StorageBusyError extends StorageUnavailableError {
 export class StorageRejectedTextError extends Error {
   override readonly name: string = 'StorageRejectedTextError';
 }
+
+/**
+ * A write broke a constraint because of what another write did meanwhile: what it refers to is gone (a foreign
+ * key: a session for an account deleted a moment before), or what it adds exists already (a unique key). Never
+ * a 500: callers that know what it means answer with that (401, 404, 409); anywhere else it is a 409.
+ */
+export class StorageConflictError extends Error {
+  override readonly name = 'StorageConflictError';
+  constructor(
+    readonly reason: 'missing-reference' | 'duplicate',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

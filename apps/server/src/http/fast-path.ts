@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import vary from 'vary';
 import { admissionHeaders, type Admit } from '../auth/admission.js';
 import type { Clock } from '../kernel/clock.js';
-import { logRequest } from './request-log.js';
+import { loggedPath, logRequest } from './request-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { writeProblem } from './problem-response.js';
 import type { ReplayableRoute } from './replayable.js';
@@ -202,7 +202,7 @@ function finish(
   logRequest(deps.logger, deps.metrics, {
     reqId: id,
     method: req.method ?? 'GET',
-    path: target.path,
+    path: loggedPath(target.path, true),
     route: entry.route.path,
     status: res.statusCode,
     ms: performance.now() - started,

@@ -1,14 +1,13 @@
 import { headerNames, problemContentType, problemKinds, problemTypeUri, type Problem } from '@releases/contract';
-import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { StorageRejectedTextError, StorageUnavailableError } from '../db/errors.js';
+import { StorageConflictError, StorageRejectedTextError, StorageUnavailableError } from '../db/errors.js';
 import { HttpProblem, serviceUnavailable, validationProblem } from '../kernel/http-problem.js';
 import { KeyManagerUnavailableError } from '../keys/key-manager.js';
 import { requestInstance } from './request-id.js';
+import { closeUnreadBody } from './unread-body.js';
 
 interface BodyParserError {
   type: string;
@@ -27,6 +26,15 @@ function toHttpProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof StorageUnavailableError) {
     return serviceUnavailable('The database is not answering. Try again shortly.', error);
+  }
+  if (error instanceof StorageConflictError) {
+    return new HttpProblem(
+      'conflict',
+      error.reason === 'missing-reference'
+        ? 'What this request refers to was removed meanwhile. Read it again, then retry.'
+        : 'What this request adds was added meanwhile by another request. Read it again, then retry.',
+      { cause: error },
+    );
   }
   if (error instanceof StorageRejectedTextError) {
     return new HttpProblem(
@@ -92,45 +100,13 @@ function toHttpProblem(error: unknown): HttpProblem {
   return new HttpProblem('internal-error', 'The server failed to handle this request.', { cause: error });
 }
 
-/** What Node's own refusals become (error codes of its HTTP parser and server). */
-const clientErrorProblems: Record<string, () => HttpProblem> = {
-  HPE_HEADER_OVERFLOW: () =>
-    new HttpProblem('headers-too-large', 'The request line and headers are larger than this server accepts (16 KB).'),
-  // `requestTimeout` / `headersTimeout` ran out: a slow or stalled client (slow loris).
-  ERR_HTTP_REQUEST_TIMEOUT: () =>
-    new HttpProblem('request-timeout', 'The request (its headers or body) did not arrive in time. Send it again.'),
-};
-
-/**
- * Requests Node rejects before Express sees them (headers over 16 KB, malformed HTTP, a request that did not
- * arrive in time) still get a problem document instead of a bare status line, then the connection closes.
- * Nothing is written once a response to that request has begun, as Node's own default does.
- */
-export function answerClientErrors(server: Server, publicUrl: string): void {
-  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
-    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
-      socket.destroy();
-      return;
-    }
-    const problem =
-      clientErrorProblems[error.code ?? '']?.() ??
-      new HttpProblem('invalid-request', 'The request is not valid HTTP/1.1.');
-    const requestId = randomUUID();
-    const body = JSON.stringify(problemBody(problem, { publicUrl, requestId }));
-    socket.end(
-      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\nContent-Type: ${problemContentType}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${headerNames.requestId}: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
-}
-
 interface ProblemWriterContext {
   publicUrl: string;
   requestId: string | undefined;
 }
 
-function problemBody(problem: HttpProblem, context: ProblemWriterContext): Problem {
+/** The problem document of `problem`, as every error answer carries it. */
+export function problemBody(problem: HttpProblem, context: ProblemWriterContext): Problem {
   const body: Problem = {
     type: problemTypeUri(context.publicUrl, problem.kind),
     title: problemKinds[problem.kind].title,
@@ -144,8 +120,8 @@ function problemBody(problem: HttpProblem, context: ProblemWriterContext): Probl
 
 /**
  * Writes a problem document as the answer to a request: the one place an error body is made (the terminal
- * middleware below, and the public reads' path ahead of Express, both call it). 5xx are logged with their
- * cause; nothing internal reaches the body. Headers already set on `res` (security headers, CORS, the request
+ * middleware below, and the public reads' path ahead of Express, both call it). Bugs (5xx other than a
+ * dependency's outage) are logged with their cause; nothing internal reaches the body. Headers already set on `res` (security headers, CORS, the request
  * id, the quota) stay.
  */
 export function writeProblem(
@@ -154,9 +130,13 @@ export function writeProblem(
   context: { publicUrl: string; logger: Logger },
 ): void {
   const problem = toHttpProblem(error);
-  if (problem.status >= 500) {
+  // A dependency's outage is logged by the code that calls it, once per outage (`kernel/outage-log.ts`), not
+  // once per request it fails; any other 5xx is a bug of ours, logged with its cause.
+  const outage = error instanceof StorageUnavailableError || error instanceof KeyManagerUnavailableError;
+  if (problem.status >= 500 && !outage) {
     context.logger.error({ err: problem.cause ?? problem, kind: problem.kind }, 'request failed');
   }
+  if (res.req !== undefined) closeUnreadBody(res.req, res);
   if (res.headersSent) {
     // Too late for a problem body: end the connection so the client sees a failure, not a truncated 200.
     res.destroy();

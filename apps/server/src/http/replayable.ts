@@ -4,6 +4,7 @@ import { ZodEffects, ZodObject, type ZodTypeAny } from 'zod';
 import { BoundedCache } from '../kernel/bounded-cache.js';
 import { validationProblem } from '../kernel/http-problem.js';
 import type { JsonReply } from './json-reply.js';
+import { malformedQueryProblem } from './query-string.js';
 
 /** The raw inputs of a request: its query string and path parameters, as parsed from the URL. */
 interface RawInput {
@@ -82,11 +83,14 @@ export function replayable<R extends AppRoute>(
   const validQuery = queryValidator<ServerInferRequest<R>['query']>(route.query);
   return {
     route,
-    answer: (input) =>
-      answer({
+    answer: (input) => {
+      const malformed = malformedQueryProblem(input.query);
+      if (malformed) throw malformed;
+      return answer({
         // Path parameters first, as ts-rest checks them: a malformed id is its 400 whatever the query says.
         params: validated(route.pathParams, input.params),
         query: validQuery(input.query),
-      }),
+      });
+    },
   };
 }

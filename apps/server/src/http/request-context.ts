@@ -12,6 +12,11 @@ export interface RequestContext {
   route: AppRoute | undefined;
   /** Who is calling, once admitted. */
   caller: Caller;
+  /**
+   * Whether the path is one the server knows (a contract route, a file of the web app, one of its pages), and
+   * so may be logged; a path a client made up is logged only as unknown.
+   */
+  pathKnown: boolean;
 }
 
 const anonymous: Caller = { kind: 'anonymous' };
@@ -24,7 +29,7 @@ const contexts = new WeakMap<IncomingMessage, RequestContext>();
 export function requestContext(req: IncomingMessage): RequestContext {
   let context = contexts.get(req);
   if (!context) {
-    context = { route: undefined, caller: anonymous };
+    context = { route: undefined, caller: anonymous, pathKnown: false };
     contexts.set(req, context);
   }
   return context;

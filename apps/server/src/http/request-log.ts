@@ -8,10 +8,26 @@ import { requestContext } from './request-context.js';
 export interface RequestLogFields {
   reqId: unknown;
   method: string;
+  /** The request's path as `loggedPath` gives it. */
   path: string;
   route: string | undefined;
   status: number;
   ms: number;
+}
+
+/** What a line says of a path the server does not know: what a client put there is not ours to keep. */
+const unknownPath = '(unknown path)';
+
+/** Anything in a path shaped like an API key (`rls_...`) or an email address (`@`, or `%40` encoded). */
+const secretShaped = /rls_[A-Za-z0-9_-]*|[^/]*(?:@|%40)[^/]*/gi;
+
+/**
+ * A path as a log line may hold it: a path the server knows (a contract route's, the web app's), with anything
+ * shaped like a key or an email redacted (an id is in a known path, a key pasted into one must not reach the
+ * logs); any other path only as `unknownPath`.
+ */
+export function loggedPath(path: string, known: boolean): string {
+  return known ? path.replace(secretShaped, '[redacted]') : unknownPath;
 }
 
 /**
@@ -43,7 +59,8 @@ export function requestLogger(logger: Logger, metrics: Metrics): RequestHandler 
       logRequest(logger, metrics, {
         reqId: res.getHeader(headerNames.requestId),
         method: req.method,
-        path: req.path,
+        // The path as it came: `req.path` is relative to the router that answered (`/assets` is mounted).
+        path: loggedPath(req.originalUrl.split('?')[0]!, requestContext(req).pathKnown),
         route: requestContext(req).route?.path,
         status: res.statusCode,
         ms: performance.now() - started,

@@ -1,8 +1,8 @@
-import { limits } from '@releases/contract';
 import type { Express, RequestHandler } from 'express';
 import { admissionHeaders, type Admit } from '../auth/admission.js';
 import type { RouteEntry, RouteTable } from './route-table.js';
 import { jsonBody } from './json-body.js';
+import { malformedQueryProblem } from './query-string.js';
 import { requestContext } from './request-context.js';
 
 /**
@@ -15,9 +15,8 @@ import { requestContext } from './request-context.js';
  * contract itself rather than from anything the request says.
  */
 export function mountRoutePipeline(app: Express, routes: RouteTable, admit: Admit): void {
-  const body = jsonBody(limits.maxJsonBodyBytes);
   for (const entry of routes.entries) {
-    app[methodOf(entry)](entry.route.path, admitted(entry, admit), body);
+    app[methodOf(entry)](entry.route.path, admitted(entry, admit), jsonBody(entry.maxBodyBytes));
   }
 }
 
@@ -25,13 +24,15 @@ function admitted({ route, metadata }: RouteEntry, admit: Admit): RequestHandler
   return (req, res, next) => {
     const context = requestContext(req);
     context.route = route;
+    context.pathKnown = true;
     admit(metadata, req).then((admission) => {
       for (const [name, value] of admissionHeaders(admission)) {
         if (name === 'set-cookie') res.append(name, value);
         else res.setHeader(name, value);
       }
       context.caller = admission.caller;
-      next(admission.problem);
+      // Before ts-rest reads the query: a malformed escape is a 400 naming its parameter, not text to search.
+      next(admission.problem ?? malformedQueryProblem(req.query));
     }, next);
   };
 }

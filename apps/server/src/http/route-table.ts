@@ -1,4 +1,4 @@
-import { contract, type RouteMetadata } from '@releases/contract';
+import { contract, limits, type RouteMetadata } from '@releases/contract';
 import { isAppRoute, type AppRoute, type AppRouter } from '@ts-rest/core';
 
 /** One route of the contract as the server serves it. */
@@ -9,6 +9,8 @@ export interface RouteEntry {
   metadata: RouteMetadata;
   /** The path's parameter names, in order (`:id` is `id`). */
   parameters: readonly string[];
+  /** The largest request body the route reads (SPEC §10); a declared larger one is refused before it is read. */
+  maxBodyBytes: number;
 }
 
 /** A request's path matched to a route: the route, and its path parameters as sent (still percent-encoded). */
@@ -44,11 +46,14 @@ export class RouteTable {
     }));
   }
 
-  /** The route serving `method` at exactly `path`, with its parameters; undefined when none does. */
-  match(method: string, path: string): RouteMatch | undefined {
-    for (const { entry, exact } of this.compiled) {
+  /**
+   * The route serving `method` at exactly `path` (or, `loose`, with one trailing slash, as Express also routes
+   * it), with its parameters; undefined when none does.
+   */
+  match(method: string, path: string, options: { loose?: boolean } = {}): RouteMatch | undefined {
+    for (const { entry, exact, loose } of this.compiled) {
       if (entry.route.method !== method) continue;
-      const found = exact.exec(path);
+      const found = (options.loose ? loose : exact).exec(path);
       if (!found) continue;
       const params: Record<string, string> = {};
       entry.parameters.forEach((name, i) => (params[name] = found[i + 1]!));
@@ -83,6 +88,7 @@ function flatten(router: AppRouter, prefix: readonly string[]): RouteEntry[] {
           .split('/')
           .filter((segment) => segment.startsWith(':'))
           .map((segment) => segment.slice(1)),
+        maxBodyBytes: limits.maxJsonBodyBytes,
       },
     ];
   });

@@ -7,6 +7,8 @@ import { serverRoot } from '../config.js';
 import { HttpProblem } from '../kernel/http-problem.js';
 import { codingFor, type Coding } from './compression.js';
 import vary from 'vary';
+import type { IncomingMessage } from 'node:http';
+import { requestContext } from './request-context.js';
 
 /** Where `pnpm build` puts the web app (`apps/web/dist`), found from this package, not from the cwd. */
 const webAppRoot = path.resolve(serverRoot, '..', 'web', 'dist');
@@ -46,16 +48,27 @@ export function webApp(root: string = webAppRoot): Router {
   const index = path.join(root, 'index.html');
 
   router.use(precompressedFiles(root));
+  // A file of the build is a path the server knows (and may log).
+  const known = (res: { req: IncomingMessage }) => (requestContext(res.req).pathKnown = true);
   router.use(
     '/assets',
-    express.static(path.join(root, 'assets'), { index: false, redirect: false, maxAge: '1y', immutable: true }),
+    express.static(path.join(root, 'assets'), {
+      index: false,
+      redirect: false,
+      maxAge: '1y',
+      immutable: true,
+      setHeaders: known,
+    }),
   );
   router.use(
     express.static(root, {
       index: false,
       redirect: false,
       cacheControl: false,
-      setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
+      setHeaders: (res) => {
+        known(res);
+        res.setHeader('cache-control', 'no-cache');
+      },
     }),
   );
   router.use((req, res, next) => {
@@ -64,7 +77,10 @@ export function webApp(root: string = webAppRoot): Router {
     if (/\.[^/]*$/.test(req.path)) return next();
     if (!req.accepts('html')) return next();
     const route = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
-    if (!webAppRoutes.has(route) && !asksForPage(req.headers.accept)) return next();
+    const page = webAppRoutes.has(route);
+    if (!page && !asksForPage(req.headers.accept)) return next();
+    // The app's own pages are known paths; any other path a browser navigates to gets the app's "not found".
+    requestContext(req).pathKnown = page;
     res.sendFile(index, { cacheControl: false, headers: { 'cache-control': 'no-cache' } }, (error?: Error) => {
       if (!error || res.headersSent) return;
       const missing = (error as { status?: number }).status === 404;

@@ -24,6 +24,9 @@ export function flushLogs(logger: Logger): void {
   }
 }
 
+/** A logger that writes nothing, for what is built without one (tests, the bench's references). */
+export const silentLogger: Logger = pino({ level: 'silent' });
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,

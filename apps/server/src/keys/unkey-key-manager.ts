@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Clock } from '../kernel/clock.js';
 import { withDeadline } from '../kernel/deadline.js';
+import { OutageLog } from '../kernel/outage-log.js';
 import type { UnkeyConfig } from '../config.js';
 import type { Metrics, UnkeyOperation, UnkeyOutcome } from '../metrics/metrics.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../db/interface.js';
@@ -82,8 +83,12 @@ export class UnkeyKeyManager implements KeyManager {
    */
   private readonly createRetries: RetryConfig = { strategy: 'none' };
 
+  /** Logged once per outage, with the operation, Unkey's status and request id (never a key). */
+  private readonly outages: OutageLog;
+
   constructor(private readonly options: UnkeyKeyManagerOptions) {
     this.cache = new VerificationCache({ ttlMs: options.cacheTtlMs, clock: options.clock });
+    this.outages = new OutageLog('Unkey (the key manager)', options.logger);
     this.timeoutMs = options.unkey.timeoutMs;
     const quickRetries: RetryConfig = {
       strategy: 'backoff',
@@ -165,7 +170,9 @@ export class UnkeyKeyManager implements KeyManager {
     }
     // VALID must say so twice and name the key; anything else is an answer we cannot trust.
     if (data.valid !== true || data.keyId === undefined) {
-      throw new KeyManagerUnavailableError('Unkey keys.verifyKey answered VALID without valid=true and a keyId.');
+      throw this.unusable(
+        new KeyManagerUnavailableError('Unkey keys.verifyKey answered VALID without valid=true and a keyId.'),
+      );
     }
 
     // Our row decides the owner, and refuses what we never issued (a key of another API in the same Unkey
@@ -226,8 +233,10 @@ export class UnkeyKeyManager implements KeyManager {
     if (!isWellFormedUnkeyKey(created.key)) {
       // Our verification would refuse it as malformed: do not hand it out, and do not leave it working.
       await this.compensate(created.keyId, 'it does not have the rls_ + base58 shape');
-      throw new KeyManagerUnavailableError(
-        `Unkey keys.createKey returned a key that is not ${apiKeyPrefix} + ${unkeyKeyMinLength}..${unkeyKeyMaxLength} base58 characters: check the API's settings.`,
+      throw this.unusable(
+        new KeyManagerUnavailableError(
+          `Unkey keys.createKey returned a key that is not ${apiKeyPrefix} + ${unkeyKeyMinLength}..${unkeyKeyMaxLength} base58 characters: check the API's settings.`,
+        ),
       );
     }
 
@@ -306,6 +315,12 @@ export class UnkeyKeyManager implements KeyManager {
     }
   }
 
+  /** An answer from Unkey we cannot use: counted as Unkey failing (logged once per outage), and thrown. */
+  private unusable(error: KeyManagerUnavailableError): KeyManagerUnavailableError {
+    this.outages.failed(error);
+    return error;
+  }
+
   /**
    * Runs one SDK call, retries included, within `UNKEY_TIMEOUT`. The signal aborts the request in flight (an
    * abort, unlike a timeout, also ends the SDK's retry loop); the race makes the bound hold whatever the SDK
@@ -320,7 +335,13 @@ export class UnkeyKeyManager implements KeyManager {
         return new KeyManagerUnavailableError(`Unkey ${operation} did not answer within ${this.timeoutMs} ms.`);
       });
       outcome = 'ok';
+      this.outages.answered();
       return result;
+    } catch (error) {
+      // Unkey's own documented 404 is an answer; anything else is Unkey not answering usably.
+      if (error instanceof NotFoundErrorResponse) this.outages.answered();
+      else this.outages.failed(unavailable(operation, error));
+      throw error;
     } finally {
       this.options.metrics.unkeyCall(operation, outcome, performance.now() - started);
     }

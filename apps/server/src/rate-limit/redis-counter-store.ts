@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { RedisStore } from 'rate-limit-redis';
 import { createClient } from 'redis';
 import { settlesWithin, withDeadline } from '../kernel/deadline.js';
+import { OutageLog } from '../kernel/outage-log.js';
 import { CounterStoreUnavailableError, type CounterStore, type WindowCount } from './interface.js';
 
 export interface RedisOptions {
@@ -29,28 +30,31 @@ type RedisClient = ReturnType<typeof createClient>;
  * - one warning per outage, and never more than one per `warnIntervalMs`.
  */
 export class SharedRedis {
-  private unavailableSince: number | undefined;
-  private lastWarning = Number.NEGATIVE_INFINITY;
+  /** Logged once when Redis stops answering, at most once a minute meanwhile, once when it answers again. */
+  private readonly outages: OutageLog;
   private probe: NodeJS.Timeout | undefined;
   private probing = false;
 
   constructor(
     readonly client: RedisClient,
-    private readonly logger: Logger,
+    logger: Logger,
     readonly options: Required<RedisOptions>,
   ) {
+    this.outages = new OutageLog('Redis (rate limits and the sign-in throttle)', logger, {
+      intervalMs: options.warnIntervalMs,
+    });
     client.on('error', (error: unknown) => this.unavailable(error));
   }
 
-  /** Whether counting goes to Redis now; false while requests are served without limits (read by the metrics). */
+  /** Whether counting goes to Redis now; false while requests are served without it (read by the metrics). */
   get available(): boolean {
-    return this.unavailableSince === undefined && this.client.isReady;
+    return !this.outages.down && this.client.isReady;
   }
 
   /** Runs one counting against Redis, bounded in time; throws `CounterStoreUnavailableError` instead of waiting. */
   async call<T>(work: () => Promise<T>): Promise<T> {
-    if (this.unavailableSince !== undefined || !this.client.isReady) {
-      if (this.unavailableSince === undefined) this.unavailable(new Error('not connected'));
+    if (this.outages.down || !this.client.isReady) {
+      if (!this.outages.down) this.unavailable(new Error('not connected'));
       throw new CounterStoreUnavailableError('Redis (rate limits) is unavailable');
     }
     const timeoutMs = this.options.commandTimeoutMs;
@@ -65,15 +69,7 @@ export class SharedRedis {
 
   /** Reported by the client when a connection attempt fails or the connection drops, and by failed calls. */
   unavailable(error: unknown): void {
-    if (this.unavailableSince === undefined) this.unavailableSince = Date.now();
-    const now = Date.now();
-    if (now - this.lastWarning >= this.options.warnIntervalMs) {
-      this.lastWarning = now;
-      this.logger.warn(
-        { err: error },
-        'rate limits: Redis is not answering; requests are served without limits until it does',
-      );
-    }
+    this.outages.failed(error);
     this.probe ??= setInterval(() => void this.checkBack(), this.options.probeIntervalMs).unref();
   }
 
@@ -90,11 +86,9 @@ export class SharedRedis {
     this.probing = true;
     try {
       await this.client.sendCommand(['PING'], { timeout: this.options.commandTimeoutMs });
-      const seconds = Math.round((Date.now() - (this.unavailableSince ?? Date.now())) / 1000);
-      this.unavailableSince = undefined;
+      this.outages.answered();
       clearInterval(this.probe);
       this.probe = undefined;
-      this.logger.info({ unavailableForSeconds: seconds }, 'rate limits: Redis answers again; limits apply');
     } catch {
       // Still not answering; the next probe asks again.
     } finally {

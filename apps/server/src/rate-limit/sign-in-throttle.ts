@@ -38,8 +38,9 @@ const throttledDetail = `There have been too many failed sign-ins to this accoun
  * says nothing about whether an account exists. Windows and turns are slots of the injected clock: failures in
  * 15-minute slots, the current and the previous one together (so at least the last 15 minutes count, at most
  * the last 30; a throttled account whose turns keep failing stays throttled), and one turn per minute of the
- * clock. The counts live in `CounterStore`s, this process's memory or Redis shared by every instance, and fail
- * open like the quotas: while Redis does not answer, sign-ins are not throttled.
+ * clock. The counts live in `CounterStore`s, this process's memory or Redis shared by every instance; while Redis
+ * does not answer, each instance counts in its own memory (`fallback-counter-store.ts`), so guessing at an
+ * account stays throttled per instance. A store that cannot count at all throttles nothing.
  *
  * Also applied where a signed-in session proves the password (changing it, deleting the account), so a stolen
  * session cannot be used to guess the password faster than a sign-in could.

@@ -174,8 +174,9 @@ export function authRoutes(deps: AuthRouteDeps): {
     },
 
     requestPasswordReset: async ({ body }) => {
-      // Answered before anything is looked up: the same answer, in the same time, for every email.
-      deps.resets.request(body.email);
+      // Answered before anything is looked up: the same answer, in the same time, for every email (a 503 for
+      // every email alike while the database does not answer).
+      await deps.resets.request(body.email);
       return {
         status: 202,
         body: { success: true, data: { expires_in_minutes: limits.passwordResetLifetimeMinutes } },

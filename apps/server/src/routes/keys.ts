@@ -4,7 +4,9 @@ import { apiKeyJson } from '../keys/api-key-json.js';
 import type { KeyManager } from '../keys/key-manager.js';
 import { sessionCaller } from '../http/request-context.js';
 import { HttpProblem } from '../kernel/http-problem.js';
+import { StorageConflictError } from '../db/errors.js';
 import type { ApiKeyStore } from '../db/interface.js';
+import { authMessages, challengesByAuth, unauthorized } from '../auth/verify-credential.js';
 
 const dayMs = 86_400_000;
 
@@ -21,12 +23,21 @@ export function keysRoutes(deps: { keys: KeyManager; store: ApiKeyStore }): {
     },
 
     create: async ({ body, req }) => {
-      const result = await deps.keys.create({
-        name: body.name,
-        ownerId: sessionCaller(req).userId,
-        lifetimeMs: body.expires_in_days === undefined ? null : body.expires_in_days * dayMs,
-        maxActive: limits.maxActiveKeysPerUser,
-      });
+      const result = await deps.keys
+        .create({
+          name: body.name,
+          ownerId: sessionCaller(req).userId,
+          lifetimeMs: body.expires_in_days === undefined ? null : body.expires_in_days * dayMs,
+          maxActive: limits.maxActiveKeysPerUser,
+        })
+        .catch((error: unknown) => {
+          // The account was deleted since this session was last checked (through another instance, whose end of
+          // it this one learns within a second): the session is no longer good.
+          if (error instanceof StorageConflictError && error.reason === 'missing-reference') {
+            throw unauthorized(authMessages.invalidSession, challengesByAuth.session);
+          }
+          throw error;
+        });
       if (!result.created) {
         throw new HttpProblem(
           'conflict',

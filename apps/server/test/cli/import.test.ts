@@ -66,6 +66,19 @@ describe('cli import', () => {
     expect(result.stderr).toContain('row 1: /title must be Unicode text (it holds a lone surrogate)');
   });
 
+  it.each([
+    ['a javascript: link', { links: [{ site: 'evil', url: 'javascript:alert(1)' }] }, '/links/0/url'],
+    ['a data: cover', { cover_url: 'data:text/html,<script>alert(1)</script>' }, '/cover_url'],
+    ['an ftp: link', { links: [{ site: 'old', url: 'ftp://files.example.com/a' }] }, '/links/0/url'],
+  ])('refuses %s: links and covers are http: or https: only (issue 30)', async (_name, change, pointer) => {
+    const release = { ...(await sampleReleases())[42]!, ...change };
+    const file = path.join(folder, 'scheme.json');
+    writeFileSync(file, JSON.stringify([release]));
+    const result = await pnpmCli('import', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`row 1: ${pointer} must be an http: or https: URL`);
+  });
+
   it('reports bad JSON Lines by line number', async () => {
     const file = path.join(folder, 'bad.jsonl');
     const good = JSON.stringify((await sampleReleases())[40]);

@@ -186,6 +186,37 @@ describe('graceful shutdown', () => {
   });
 });
 
+describe('graceful shutdown, with a kept-alive connection busy when the signal comes', () => {
+  it('closes that connection once its answer is written, and exits then, not after SHUTDOWN_TIMEOUT', async () => {
+    const running = await startProcess({
+      DATABASE_URL: `file:${path.join(folder, 'stop-busy.db')}`,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT: '30s',
+    });
+    const { port } = new URL(running.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+    // A whole request, in flight when the signal comes: a sign-in costs a password hash (scrypt, N = 2^17).
+    const body = JSON.stringify({ email: 'nobody@example.com', password: 'not anybody’s password at all' });
+    socket.write(
+      `POST /api/v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const signalled = performance.now();
+    running.child.kill('SIGTERM');
+    const closedAt = await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 Unauthorized/);
+    expect(await running.exited).toBe(0);
+    // Before, the connection went idle after its answer and kept the process until SHUTDOWN_TIMEOUT (30 s).
+    expect(closedAt - signalled).toBeLessThan(5_000);
+    expect(performance.now() - signalled).toBeLessThan(8_000);
+  }, 40_000);
+});
+
 describe('configuration', () => {
   it('a bad value names the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);

@@ -193,13 +193,19 @@ describe.each(testDatabases())('an owner shutting out an intruder ($database)', 
       const login = await server.send('POST', '/api/v1/auth/login', { email: owner.email, password: owner.password });
       const intruder = AuthResponseSchema.parse(await login.json()).data.session.token;
       for (let i = 0; i < 5; i++)
-        await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${intruder}` } });
+        await server.get('/api/v1/auth/session', { headers: { authorization: `Bearer ${intruder}` } });
       await expectProblem(
-        await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${owner.token}` } }),
+        await server.get('/api/v1/auth/session', { headers: { authorization: `Bearer ${owner.token}` } }),
         'rate-limited',
         429,
       );
-      // ...and the owner still revokes the key and signs out, as often as it takes.
+      // ...and the owner still lists the keys (to find the one to revoke: issue 30), revokes it and signs out, as
+      // often as it takes.
+      for (let i = 0; i < 2; i++) {
+        const listed = await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${owner.token}` } });
+        expect(listed.status).toBe(200);
+        expect(listed.headers.get('ratelimit')).toBeNull();
+      }
       for (let i = 0; i < 2; i++) {
         const revoked = await server.send('DELETE', `/api/v1/keys/${key.id}`, undefined, { session: owner.token });
         expect(revoked.status).toBe(200);
@@ -218,12 +224,13 @@ describe.each(testDatabases())('an owner shutting out an intruder ($database)', 
         const login = await server.send('POST', '/api/v1/auth/login', { email: owner.email, password: owner.password });
         const token = AuthResponseSchema.parse(await login.json()).data.session.token;
         // The stolen session spends the whole per-user quota...
-        for (let i = 0; i < 5; i++) await server.get('/api/v1/keys', { headers: { authorization: `Bearer ${token}` } });
+        for (let i = 0; i < 5; i++)
+          await server.get('/api/v1/auth/session', { headers: { authorization: `Bearer ${token}` } });
         return token;
       };
       const intruder = await intruderSession();
       await expectProblem(
-        await server.get('/api/v1/auth/sessions', { headers: { authorization: `Bearer ${owner.token}` } }),
+        await server.get('/api/v1/auth/session', { headers: { authorization: `Bearer ${owner.token}` } }),
         'rate-limited',
         429,
       );
@@ -231,10 +238,14 @@ describe.each(testDatabases())('an owner shutting out an intruder ($database)', 
         expect(response.status).toBe(status);
         expect(response.headers.get('ratelimit')).toBeNull();
       };
-      // ...and the owner still ends it by id (the id as the database knows it: listing is counted, and spent),
+      // ...and the owner still lists the sessions (uncounted, issue 30) and ends the intruder's by its id,
+      const listed = await server.get('/api/v1/auth/sessions', { headers: { authorization: `Bearer ${owner.token}` } });
+      uncounted(listed, 200);
+      const others = ActiveSessionListResponseSchema.parse(await listed.json()).data.sessions.filter((s) => !s.current);
       const [row] = (await server.rows('sessions')).filter(
         (session) => session.user_id === owner.userId && session.token_hash === sha256(intruder),
       );
+      expect(others.map((session) => session.id)).toContain(String(row!.id));
       uncounted(
         await server.send('DELETE', `/api/v1/auth/sessions/${String(row!.id)}`, undefined, { session: owner.token }),
         204,

@@ -35,6 +35,33 @@ describe('GET /api/v1/release: invalid parameters are 400 invalid-request naming
     expect(problem.detail).toContain(parameter);
   });
 
+  it.each([
+    ['q=%zz', 'q'],
+    ['genres=%', 'genres'],
+    ['vocaloid_banks=Miku%2', 'vocaloid_banks'],
+    ['q=ok&languages=%E3%81', undefined],
+  ])('malformed percent-encoding, %s, is a 400 naming the parameter (issue 30)', async (query, parameter) => {
+    const target = `/api/v1/release?${query}`;
+    for (const path of [target, target.replace('/release?', '/facets?')]) {
+      const answer = await server.get(path);
+      if (parameter === undefined) {
+        // Bytes that decode but are not UTF-8 are not malformed escapes: the written-text rule names them.
+        const problem = await expectProblem(answer, 'invalid-request', 400);
+        expect(problem.errors?.map((error) => error.parameter)).toEqual(['languages']);
+        continue;
+      }
+      const problem = await expectProblem(answer, 'invalid-request', 400);
+      expect(problem.errors).toEqual([{ parameter, detail: 'is not valid percent-encoding' }]);
+      expect(problem.detail).toContain('%25');
+    }
+    // Express answers a HEAD of the same URL the same way.
+    if (parameter !== undefined) expect((await server.get(target, { method: 'HEAD' })).status).toBe(400);
+  });
+
+  it('a well-formed %25 is a percent sign, searched for as text', async () => {
+    expect((await server.get('/api/v1/release?q=100%25')).status).toBe(200);
+  });
+
   it('reports every bad parameter at once', async () => {
     const problem = await expectProblem(
       await server.get('/api/v1/release?limit=0&sort=x&foo=1'),

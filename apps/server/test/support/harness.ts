@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { readSampleCatalogue } from '../../src/catalogue/sample.js';
 import { systemClock, type Clock } from '../../src/kernel/clock.js';
 import { testConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/kernel/logger.js';
-import { answerClientErrors } from '../../src/http/problem-response.js';
+import { createNodeServer, serve } from '../../src/http/node-server.js';
 import type { CounterStore } from '../../src/rate-limit/interface.js';
 import { openSharedRedis, RedisCounterStore } from '../../src/rate-limit/redis-counter-store.js';
 import {
@@ -145,7 +145,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const folder = mkdtempSync(path.join(tmpdir(), 'releases-test-'));
   const databaseFile = path.join(folder, 'releases.db');
   const postgres = options.database === 'postgres' ? await postgresSchema() : undefined;
-  const httpServer: Server = createServer();
+  const httpServer: Server = createNodeServer();
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
   const config = testConfig({
@@ -169,12 +169,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.counters ? { counters: options.counters } : {}),
     ...(options.throttleStores ? { throttleStores: options.throttleStores } : {}),
   });
-  httpServer.on(
-    'request',
-    createApp({ ...services, ...parts, logger, ...(options.webAppRoot ? { webAppRoot: options.webAppRoot } : {}) })
-      .listener,
-  );
-  answerClientErrors(httpServer, baseUrl);
+  serve(httpServer, {
+    listener: createApp({
+      ...services,
+      ...parts,
+      logger,
+      ...(options.webAppRoot ? { webAppRoot: options.webAppRoot } : {}),
+    }).listener,
+    routes: parts.routes,
+    publicUrl: baseUrl,
+    logger,
+    metrics: services.metrics,
+  });
 
   const send: TestServer['send'] = (method, pathAndQuery, body, init = {}) =>
     fetch(`${baseUrl}${pathAndQuery}`, {

@@ -34,7 +34,8 @@ export interface Inbox {
   close(): Promise<void>;
 }
 
-export async function startInbox(): Promise<Inbox> {
+/** `port`: listen there (a mail server that comes up where one was expected); a free one by default. */
+export async function startInbox(options: { port?: number } = {}): Promise<Inbox> {
   const messages: ReceivedMail[] = [];
   const taken = new Set<ReceivedMail>();
   const waiters = new Set<() => void>();
@@ -67,7 +68,7 @@ export async function startInbox(): Promise<Inbox> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return Object.assign(inbox, {
     url: `smtp://127.0.0.1:${port}`,

@@ -10,8 +10,10 @@ import {
   type PostgresQueryResult,
 } from 'kysely';
 import pg, { type QueryResultRow } from 'pg';
+import { silentLogger } from '../../kernel/logger.js';
+import { OutageLog } from '../../kernel/outage-log.js';
 import { catalogueTables, withIndexesBuiltAfter, type IndexDefinition } from '../bulk-load.js';
-import { StorageRejectedTextError, StorageUnavailableError } from '../errors.js';
+import { StorageConflictError, StorageRejectedTextError, StorageUnavailableError } from '../errors.js';
 import type { PoolUse } from '../../metrics/metrics.js';
 import type { Storage } from '../interface.js';
 import { KyselyStorage, type StorageOptions, type Backend } from '../storage.js';
@@ -25,6 +27,8 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
   /** PostgreSQL's `statement_timeout` (lock waits included); 0 turns it off. */
   statementTimeoutMs?: number;
+  /** Where unanswered calls are counted and outages logged. */
+  outages?: OutageLog;
 }
 
 /**
@@ -63,6 +67,9 @@ function translateError(error: unknown): unknown {
   if (typeof code === 'string' && rejectedTextCodes.has(code)) {
     return new StorageRejectedTextError(`PostgreSQL: ${code}`, { cause: error });
   }
+  // 23503 foreign_key_violation, 23505 unique_violation.
+  if (code === '23503') return new StorageConflictError('missing-reference', `PostgreSQL: ${code}`, { cause: error });
+  if (code === '23505') return new StorageConflictError('duplicate', `PostgreSQL: ${code}`, { cause: error });
   if (
     (typeof code === 'string' &&
       (unavailableCodes.has(code) || (code.length === 5 && unavailableClasses.includes(code.slice(0, 2))))) ||
@@ -132,7 +139,10 @@ class PostgresBackend implements Backend {
   /** A large catalogue write committed, or is about to: VACUUM once it has (`afterCatalogueCommit`). */
   private vacuumDue = false;
 
+  readonly outages: OutageLog;
+
   constructor(options: PostgresOptions) {
+    this.outages = options.outages ?? new OutageLog('the database', silentLogger);
     const statementTimeout = options.statementTimeoutMs ?? 5_000;
     this.pool = new pg.Pool({
       connectionString: options.connectionString,

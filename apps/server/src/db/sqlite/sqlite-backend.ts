@@ -4,7 +4,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
 import { catalogueTables, withIndexesBuiltAfter, type IndexDefinition } from '../bulk-load.js';
 import { BoundedCache } from '../../kernel/bounded-cache.js';
-import { StorageUnavailableError } from '../errors.js';
+import { silentLogger } from '../../kernel/logger.js';
+import { OutageLog } from '../../kernel/outage-log.js';
+import { StorageConflictError, StorageUnavailableError } from '../errors.js';
 import { KyselyStorage, type StorageOptions, type Backend } from '../storage.js';
 import type { Database, ReleaseRow, TagRow } from '../schema.js';
 import type { Storage } from '../interface.js';
@@ -17,6 +19,8 @@ export interface SqliteOptions {
    * write lock, before the request fails with 503. 0: no bound. The wait is on timers, never a blocked event loop.
    */
   lockWaitMs?: number;
+  /** Where unanswered calls are counted and outages logged. */
+  outages?: OutageLog;
 }
 
 /** Prepared statements are reused by SQL text; the text varies only with the number of filter values. */
@@ -45,6 +49,12 @@ function isBusy(error: unknown): boolean {
 function translateError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;
   const code = errorCode(error);
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    return new StorageConflictError('missing-reference', `SQLite: ${code}`, { cause: error });
+  }
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new StorageConflictError('duplicate', `SQLite: ${code}`, { cause: error });
+  }
   if (code !== undefined && unavailableCodes.some((prefix) => code.startsWith(prefix))) {
     return new StorageUnavailableError(`SQLite: ${code}`, { cause: error });
   }
@@ -131,8 +141,11 @@ class SqliteBackend implements Backend {
   private changeCheckedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
 
-  constructor(private readonly options: Required<SqliteOptions>) {
+  readonly outages: OutageLog;
+
+  constructor(private readonly options: Required<Omit<SqliteOptions, 'outages'>> & Pick<SqliteOptions, 'outages'>) {
     this.busyWaitMs = options.lockWaitMs;
+    this.outages = options.outages ?? new OutageLog('the database', silentLogger);
     if (options.filename !== ':memory:') createPrivately(options.filename);
     this.writer = openConnection(options.filename, { readonly: false, setupWaitMs });
     this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: this.writer }) });
