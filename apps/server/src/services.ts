@@ -290,8 +290,9 @@ export async function composeServer(
  */
 function signInThrottleStores(redis: SharedRedis | undefined): SignInThrottleStores {
   const memory = {
-    failures: new MemoryCounterStore(failureStoreWindowMs),
-    turns: new MemoryCounterStore(turnStoreWindowMs),
+    // Accounts being guessed at within one window: far fewer than callers.
+    failures: new MemoryCounterStore(failureStoreWindowMs, { maxKeys: 10_000 }),
+    turns: new MemoryCounterStore(turnStoreWindowMs, { maxKeys: 10_000 }),
   };
   if (!redis) return memory;
   return {

@@ -71,7 +71,7 @@ export type ConfirmResult =
  * in one log line): never in an error.
  */
 export class PasswordResets {
-  /** Resets asked for and not yet mailed (or given up), by the time each was asked for. */
+  /** Resets asked for and not yet mailed, nor given up. */
   private readonly waiting = new Set<PendingReset>();
   /** The one waiting mail per account (a newer request replaces it). */
   private readonly mailFor = new Map<string, PendingReset>();
@@ -95,8 +95,11 @@ export class PasswordResets {
     }
     const pending: PendingReset = { email, expiresAt: this.deps.clock.now() + lifetimeMs, attempt: undefined };
     this.waiting.add(pending);
-    // setImmediate: after the answer is written, so the answer's timing is the same whatever follows.
-    setImmediate(() => this.run(pending, () => this.prepare(pending)));
+    this.run(pending, async () => {
+      // After the answer is written, so the answer's timing is the same whatever follows.
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.prepare(pending);
+    });
   }
 
   /** Resolves when no reset is being looked up or mailed right now (tests; retries waiting on a timer do not count). */

@@ -3,9 +3,9 @@ import type { Socket } from 'node:net';
 
 /**
  * After answering a request whose body it did not read, the server half-closes the connection and stops
- * reading from it, then closes it this long after (or as soon as the client does). Closing at once would not
- * do: a socket closed with unread data is reset by the kernel, and a client that had not read the answer yet
- * loses it. Not reading meanwhile, the client's sending stops once the sockets' buffers are full.
+ * reading from it, then closes it this long after. Closing at once would not do: a socket closed with unread
+ * data is reset by the kernel, and a client that had not read the answer yet loses it. Not read meanwhile, the
+ * client's sending stops once the sockets' buffers are full (a few megabytes on loopback).
  */
 const lingeringMs = 2_000;
 

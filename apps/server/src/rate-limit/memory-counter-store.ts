@@ -2,11 +2,11 @@ import { BoundedCache } from '../kernel/bounded-cache.js';
 import type { CounterStore, WindowCount } from './interface.js';
 
 /**
- * Keys counted at once, at most: past it the least recently counted key is forgotten (its next hit starts a
- * new window). About 100 bytes each, so a flood of made-up addresses costs at most some 20 MB, where an
- * unbounded map grew for as long as the window lasted.
+ * Keys counted at once, at most, by default: past it the least recently counted key is forgotten (its next hit
+ * starts a new window), where an unbounded map grew for as long as the window lasted under a flood of made-up
+ * addresses. The cache sets its room aside when it is made (about 40 bytes a key): 50,000 keys are 2 MB.
  */
-const maxCountedKeys = 200_000;
+const defaultMaxKeys = 50_000;
 
 /**
  * Counters in this process, answered synchronously (a quota counted per request costs no promise). Each key's
@@ -14,12 +14,14 @@ const maxCountedKeys = 200_000;
  */
 export class MemoryCounterStore implements CounterStore {
   private readonly counts: BoundedCache<string, WindowCount>;
+  private readonly now: () => number;
 
   constructor(
     private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
+    options: { now?: () => number; maxKeys?: number } = {},
   ) {
-    this.counts = new BoundedCache({ max: maxCountedKeys, ttlMs: windowMs, now });
+    this.now = options.now ?? Date.now;
+    this.counts = new BoundedCache({ max: options.maxKeys ?? defaultMaxKeys, ttlMs: windowMs, now: this.now });
   }
 
   increment(key: string): WindowCount {
