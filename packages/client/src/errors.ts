@@ -153,9 +153,9 @@ type APIErrorClass = new (
 ) => APIError;
 
 /*
- * 408 and 431 have no class: a 408 is retried and then surfaces as an `APIError` with `status` 408 (a
- * `RequestTimeoutError` beside `TimeoutError` would invite confusion), and a 431 is a bug in the caller's
- * headers, not a condition to branch on.
+ * 408, 417 and 431 have no class: a 408 is retried and then surfaces as an `APIError` with `status` 408 (a
+ * `RequestTimeoutError` beside `TimeoutError` would invite confusion), and a 417 or a 431 is a bug in the
+ * caller's headers, not a condition to branch on.
  */
 const classByKind: Partial<Record<ProblemKind, APIErrorClass>> = {
   'invalid-request': BadRequestError,

@@ -125,6 +125,7 @@ export type ProblemKind =
   | 'conflict'
   | 'payload-too-large'
   | 'unsupported-media-type'
+  | 'expectation-failed'
   | 'rate-limited'
   | 'headers-too-large'
   | 'internal-error'
